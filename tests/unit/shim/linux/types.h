@@ -1,0 +1,7 @@
+/* Userspace shim for module/llpoll_qv_lock.h unit tests. */
+#ifndef _SHIM_LINUX_TYPES_H
+#define _SHIM_LINUX_TYPES_H
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint64_t u64;
+#endif

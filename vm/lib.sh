@@ -1,0 +1,51 @@
+# shellcheck shell=bash
+# Common helpers for the vm/ scripts: cache location, stage timing, logs.
+# Sourced, not run.
+
+LLPOLL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LLPOLL_CACHE=${LLPOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llpoll}
+LLPOLL_SRC=$LLPOLL_CACHE/linux-source-6.1
+LLPOLL_LOGS=$LLPOLL_CACHE/logs
+export LLPOLL_TOP LLPOLL_CACHE LLPOLL_SRC LLPOLL_LOGS
+mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+# stage NAME LOG CMD...: run CMD with all output in LOG, print the stage
+# name and elapsed time; on failure show the log tail and its path.
+stage() {
+	local name=$1 log=$2 t0 rc=0
+	shift 2
+	t0=$(date +%s)
+	echo "==> $name (log: $log)"
+	"$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		echo "error: stage '$name' failed after $(($(date +%s) - t0)) s; full log: $log" >&2
+		exit "$rc"
+	fi
+	echo "<== $name done in $(($(date +%s) - t0)) s"
+}
+
+# The suite of bookworm as this machine's apt sources name it: the URI of
+# the entry whose Suites list "bookworm" (deb822 or one-line format).
+bookworm_mirror() {
+	local f uri
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		uri=$(awk '
+			/^[[:space:]]*$/ { if (ok && u != "") { print u; exit } ok = 0; u = ""; next }
+			/^URIs:/ { u = $2 }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm") ok = 1 }
+			END { if (ok && u != "") print u }' "$f" | head -n 1)
+		[ -n "$uri" ] && { echo "$uri"; return 0; }
+	done
+	uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }
+		     $1 == "deb" && $2 ~ /^\[/ && $4 == "bookworm" { print $3; exit }')
+	[ -n "$uri" ] || return 1
+	echo "$uri"
+}
