@@ -1,0 +1,57 @@
+# llpoll: low latency Ethernet device polling for Debian 12's 6.1 kernel.
+#   make check    everything from packages to the test kernel and guest
+#                 image, then all tests (README)
+#   make bench    the latency matrix on the bench kernel (README)
+#   make modules  the forked drivers on the host, against KDIR
+# Caches live outside the clone: $(LLPOLL_CACHE).
+
+LLPOLL_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/llpoll
+export LLPOLL_CACHE
+VARIANT ?= test
+KDIR ?= $(LLPOLL_CACHE)/kernel-test/obj
+DRIVERS := igb
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRC := /usr/src/llpoll-$(VERSION)
+
+.PHONY: all deps kernel image modules clean dkms-install check bench
+
+all: modules
+
+deps:
+	vm/deps
+
+kernel: deps
+	vm/kernel $(VARIANT)
+
+image: kernel
+	vm/image $(VARIANT)
+
+# Kbuild holds the obj-m lines; this only stages sources and calls kbuild
+modules:
+	module/prepare-src $(DRIVERS)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+clean:
+	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	for d in $(DRIVERS); do find module/$$d -mindepth 1 ! -name '*.patch' -delete; done
+
+# install the DKMS package on this machine (a real-hardware host or a guest)
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)/module
+	cp dkms.conf Kbuild Makefile $(DKMS_SRC)/
+	cp module/llpoll_qv_lock.h module/prepare-src $(DKMS_SRC)/module/
+	for d in $(DRIVERS); do mkdir -p $(DKMS_SRC)/module/$$d && cp module/$$d/*.patch $(DKMS_SRC)/module/$$d/; done
+	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
+	dkms add llpoll/$(VERSION)
+	dkms install llpoll/$(VERSION)
+
+check: deps
+	vm/kernel test
+	vm/image test
+	tests/run
+
+bench: deps
+	vm/kernel bench
+	vm/image bench
+	bench/run $(BENCH_ARGS)

@@ -1,0 +1,76 @@
+# shellcheck shell=sh
+# Helpers for the guest tests: TAP-like result lines the host counts,
+# NIC counters, sockperf runs. Sourced by tests/guest/run.
+
+# shellcheck disable=SC2034 # used by the t*.sh tests
+LL_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_poll
+SERVER_ADDR=198.18.0.2
+# shellcheck disable=SC2034
+CLIENT_ADDR=198.18.0.1
+PROBE=${PROBE:-/out/llpoll-probe}
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+# check NAME CMD...: one result line from a command's status
+check() {
+	name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name"; fi
+}
+skip() { echo "skip - $*"; }
+
+# sum of the ethtool -S counters of IFACE (in NETNS, "" for init) whose
+# name matches the awk regex RE
+nic_sum() {
+	ns=$1 ifc=$2 re=$3
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" ethtool -S "$ifc"
+	else
+		ethtool -S "$ifc"
+	fi | awk -v re="$re" '$1 ~ re { s += $2 } END { print s + 0 }'
+}
+# all ll counters of both NICs
+ll_total() {
+	echo $(($(nic_sum "" eth0 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$') +
+		$(nic_sum peer eth1 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$')))
+}
+ll_cleaned() {
+	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$')))
+}
+netstat_counter() { # NAME [NETNS]
+	if [ -n "${2:-}" ]; then ip netns exec "$2" cat /proc/net/netstat; else cat /proc/net/netstat; fi |
+		awk -v k="$1" '/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) n[i] = $i; h = 1 } else for (i = 1; i <= NF; i++) if (n[i] == k) print $i }'
+}
+# interrupts of IFACE's queue vectors (igb names them IFACE-TxRx-N)
+irq_count() {
+	awk -v d="$1-TxRx" 'index($NF, d) == 1 { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
+}
+
+# sockperf_pingpong PROTO SIZE SECONDS OUTFILE: server in netns peer on
+# CPU 1, client in the init namespace on CPU 0, blocking recvfrom at both.
+sockperf_pingpong() {
+	proto=$1 size=$2 secs=$3 out=$4
+	feed=/tmp/feed.$$
+	case $proto in
+	udp) echo "U:$SERVER_ADDR:11111" >"$feed"; tcpflag="" ;;
+	tcp) echo "T:$SERVER_ADDR:11111" >"$feed"; tcpflag=--tcp ;;
+	esac
+	ip netns exec peer taskset -c 1 sockperf server -f "$feed" -F r >/tmp/sockperf-server.log 2>&1 &
+	spid=$!
+	sleep 1
+	# shellcheck disable=SC2086 # $tcpflag is empty or one word
+	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $tcpflag -m "$size" -t "$secs" >"$out" 2>&1
+	rc=$?
+	kill "$spid" 2>/dev/null
+	wait "$spid" 2>/dev/null
+	rm -f "$feed"
+	return $rc
+}
+# sockperf_clean OUTFILE: completed, messages received, none lost
+sockperf_clean() {
+	grep -q 'ReceivedMessages=[1-9]' "$1" &&
+		grep -q '# dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0' "$1"
+}
+sockperf_pct() { # OUTFILE PERCENTILE (50.000, 99.000)
+	awk -v p="$2" '$0 ~ "percentile " p " =" { print $NF }' "$1"
+}

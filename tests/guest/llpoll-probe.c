@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Socket probes for the llpoll guest tests, one job per subcommand:
+ *   send ADDR PORT N          send N small UDP datagrams, 10 ms apart
+ *   dontwait ADDR PORT        take one datagram, then recv(MSG_DONTWAIT)
+ *                             on the idle socket: prints the errno name
+ *   block ADDR PORT N MS      take one datagram, then N blocking recvs
+ *                             that time out after MS ms: prints CPU and
+ *                             wall microseconds per call
+ *   signal ADDR PORT MS       take one datagram, then a blocking recv
+ *                             interrupted by SIGALRM after MS ms: prints
+ *                             the errno name and the wall microseconds
+ *                             from the signal to the return
+ * A socket gets its NAPI ID from the first datagram it receives, so each
+ * receiving probe takes one and drains the rest before the measured call.
+ * With LLPOLL_SYNC_DIR set it then creates DIR/ready and waits for DIR/go,
+ * so that the caller can switch the sysctl and read counters around the
+ * measured call alone.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static long long cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+static int udp_socket(const char *addr, const char *port, int do_bind,
+		      struct sockaddr_in *sin)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(atoi(port));
+	if (fd < 0 || inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		perror("socket/address");
+		exit(2);
+	}
+	if (do_bind && bind(fd, (struct sockaddr *)sin, sizeof(*sin))) {
+		perror("bind");
+		exit(2);
+	}
+	return fd;
+}
+
+static void set_timeout_ms(int fd, long ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* the first datagram gives the socket its NAPI ID */
+static void take_first(int fd)
+{
+	char buf[64];
+
+	set_timeout_ms(fd, 20000);
+	if (recv(fd, buf, sizeof(buf), 0) < 0) {
+		perror("first datagram");
+		exit(3);
+	}
+}
+
+/* take one datagram, drain the rest, then wait for the caller's go */
+static void prepare(int fd)
+{
+	const char *dir = getenv("LLPOLL_SYNC_DIR");
+	char path[256], buf[64];
+
+	take_first(fd);
+	usleep(300000);
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/ready", dir);
+	fclose(fopen(path, "w"));
+	snprintf(path, sizeof(path), "%s/go", dir);
+	while (access(path, F_OK))
+		usleep(10000);
+}
+
+static long long alarm_at;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarm_at = now_us();
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sin;
+	char buf[64];
+	int fd;
+
+	if (argc >= 5 && !strcmp(argv[1], "send")) {
+		int i, n = atoi(argv[4]);
+
+		fd = udp_socket(argv[2], argv[3], 0, &sin);
+		for (i = 0; i < n; i++) {
+			sendto(fd, "llpoll", 6, 0, (struct sockaddr *)&sin, sizeof(sin));
+			usleep(10000);
+		}
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "dontwait")) {
+		fd = udp_socket(argv[2], argv[3], 1, &sin);
+		prepare(fd);
+		errno = 0;
+		if (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0)
+			printf("%s\n", errno == EAGAIN ? "EAGAIN" : strerror(errno));
+		else
+			printf("DATA\n");
+		return 0;
+	}
+	if (argc >= 6 && !strcmp(argv[1], "block")) {
+		int i, n = atoi(argv[4]);
+		long long c0, t0;
+
+		fd = udp_socket(argv[2], argv[3], 1, &sin);
+		prepare(fd);
+		set_timeout_ms(fd, atol(argv[5]));
+		c0 = cpu_us();
+		t0 = now_us();
+		for (i = 0; i < n; i++)
+			recv(fd, buf, sizeof(buf), 0);
+		printf("cpu_us_per_call=%lld wall_us_per_call=%lld\n",
+		       (cpu_us() - c0) / n, (now_us() - t0) / n);
+		return 0;
+	}
+	if (argc >= 5 && !strcmp(argv[1], "signal")) {
+		struct itimerval it = { { 0, 0 }, { 0, atol(argv[4]) * 1000 } };
+		struct sigaction sa;
+		long long done;
+
+		fd = udp_socket(argv[2], argv[3], 1, &sin);
+		prepare(fd);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;	/* no SA_RESTART: recv fails */
+		sigaction(SIGALRM, &sa, NULL);
+		set_timeout_ms(fd, 0);
+		setitimer(ITIMER_REAL, &it, NULL);
+		errno = 0;
+		recv(fd, buf, sizeof(buf), 0);
+		done = now_us();
+		printf("%s after_signal_us=%lld\n", errno == EINTR ? "EINTR" : strerror(errno),
+		       alarm_at ? done - alarm_at : -1);
+		return 0;
+	}
+	fprintf(stderr, "usage: llpoll-probe send|dontwait|block|signal ...\n");
+	return 2;
+}

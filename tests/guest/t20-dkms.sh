@@ -1,0 +1,33 @@
+# shellcheck shell=sh
+# The DKMS package: build and install the forks, load them.
+
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /llpoll/dkms.conf)
+kver=$(uname -r)
+t0=$(date +%s)
+if make -s -C /llpoll dkms-install >/tmp/dkms.log 2>&1; then
+	ok "dkms add, build and install llpoll/$version ($(($(date +%s) - t0)) s)"
+else
+	not_ok "dkms add, build and install llpoll/$version"
+	sed 's/^/# /' /tmp/dkms.log | tail -n 40
+	find /var/lib/dkms -name make.log -exec sh -c 'sed "s/^/# /" "$1" | tail -n 30' _ {} \;
+fi
+check "dkms status shows llpoll installed for $kver" \
+	sh -c "dkms status llpoll/$version -k $kver | grep -q ': installed'"
+check "modinfo igb: our version $version from updates/dkms" \
+	sh -c "modinfo -F version igb | grep -qx '$version' && modinfo -n igb | grep -q '/updates/dkms/igb.ko'"
+check "modprobe igb loads the fork" sh -c "modprobe igb && [ \"\$(cat /sys/module/igb/version)\" = '$version' ]"
+i=0
+while [ $i -lt 50 ] && ! { [ -e /sys/class/net/eth0 ] && [ -e /sys/class/net/eth1 ]; }; do
+	sleep 0.2
+	i=$((i + 1))
+done
+bound_to_igb() {
+	for n in eth0 eth1; do
+		[ "$(basename "$(readlink "/sys/class/net/$n/device/driver")")" = igb ] || return 1
+	done
+}
+check "both igb NICs are bound (eth0, eth1)" bound_to_igb
+check "ethtool -S has the ll counters for every queue" \
+	sh -c 'ethtool -S eth0 | grep -q "rx_q_0_ll_poll_yield:" && ethtool -S eth0 | grep -q "rx_q_0_misses:" &&
+		ethtool -S eth0 | grep -q "rx_q_0_cleaned:" && ethtool -S eth0 | grep -q "tx_q_0_napi_yield:" &&
+		ethtool -S eth0 | grep -q "tx_q_0_misses:" && ethtool -S eth0 | grep -q "tx_q_0_cleaned:"'

@@ -1,0 +1,121 @@
+# shellcheck shell=sh
+# End to end through the igb fork: ping-pong with ip_low_latency_poll off
+# and on, the receive paths' corner cases, interface down, module removal.
+
+LL_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
+
+# pingpong_case NAME PROTO SYSCTL: a 5 s sockperf run; sets pp_* results
+pingpong_case() {
+	echo "$3" >"$LL_SYSCTL"
+	c0=$(ll_cleaned) t0=$(ll_total) n0=$(netstat_counter LowLatencyRxPackets)
+	i0=$(irq_count eth0)
+	out=/out/sockperf-$1.log
+	if sockperf_pingpong "$2" 64 5 "$out" && sockperf_clean "$out"; then
+		ok "$1: 5 s sockperf $2 ping-pong, no errors, nothing lost"
+	else
+		not_ok "$1: 5 s sockperf $2 ping-pong, no errors, nothing lost"
+		sed 's/^/# /' "$out" | tail -n 15
+	fi
+	pp_cleaned=$(($(ll_cleaned) - c0)) pp_ll=$(($(ll_total) - t0))
+	pp_netstat=$(($(netstat_counter LowLatencyRxPackets) - n0))
+	pp_msgs=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' "$out")
+	pp_irqs=$(($(irq_count eth0) - i0))
+	pp_p50=$(sockperf_pct "$out" 50.000) pp_p99=$(sockperf_pct "$out" 99.000)
+	echo "# $1: p50=${pp_p50} us p99=${pp_p99} us (one way), ${pp_msgs:-0} round trips," \
+		"eth0 queue irqs=$pp_irqs, ll cleaned=$pp_cleaned, LowLatencyRxPackets=$pp_netstat"
+	echo 0 >"$LL_SYSCTL"
+}
+
+pingpong_case udp-off udp 0
+check "sysctl 0: no ll counter moves (no ndo_ll_poll call)" [ "$pp_ll" -eq 0 ]
+check "sysctl 0: LowLatencyRxPackets stays 0" [ "$pp_netstat" -eq 0 ]
+off_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
+off_p50=$pp_p50
+
+pingpong_case udp-ll udp $LL_US
+check "sysctl $LL_US: rx_q_*_cleaned grows (UDP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $LL_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
+ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
+check "sysctl $LL_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
+	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
+echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
+
+pingpong_case tcp-ll tcp $LL_US
+check "sysctl $LL_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $LL_US: LowLatencyRxPackets grows (TCP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
+
+# probe_case MODE SYSCTL ARGS...: a probe on eth0 that first takes
+# datagrams from peer; the sysctl is switched only for the measured call.
+probe_case() {
+	mode=$1 val=$2
+	shift 2
+	sync=/tmp/probe-sync
+	rm -rf "$sync"
+	mkdir -p "$sync"
+	LLPOLL_SYNC_DIR=$sync "$PROBE" "$mode" "$CLIENT_ADDR" 12000 "$@" >/tmp/probe.out 2>&1 &
+	ppid=$!
+	sleep 0.3
+	ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12000 5
+	i=0
+	while [ ! -e "$sync/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "$val" >"$LL_SYSCTL"
+	m0=$(nic_sum "" eth0 '^rx_q_[0-9]+_misses:$') k0=$(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$')
+	touch "$sync/go"
+	wait "$ppid"
+	echo 0 >"$LL_SYSCTL"
+	probe_passes=$(($(nic_sum "" eth0 '^rx_q_[0-9]+_misses:$') - m0 + $(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') - k0))
+	probe_out=$(cat /tmp/probe.out)
+	echo "# probe $mode: $probe_out (ll passes: $probe_passes)"
+}
+
+probe_case dontwait $LL_US
+check "MSG_DONTWAIT on an idle UDP socket: EAGAIN" [ "$probe_out" = EAGAIN ]
+check "MSG_DONTWAIT: exactly one ll pass (misses+cleaned +$probe_passes)" [ "$probe_passes" -eq 1 ]
+
+probe_case block $LL_US 20 30
+cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+check "blocking recv, idle, sysctl $LL_US: spins then sleeps (CPU ${cpu:-?} us per 30 ms call, < $((2 * LL_US)))" \
+	[ "${cpu:-999999}" -lt $((2 * LL_US)) ]
+check "blocking recv, idle: the spin ran (many ll passes: $probe_passes)" [ "$probe_passes" -gt 20 ]
+
+probe_case signal 1000000 50
+after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')
+check "a signal during a 1 s spin: EINTR within 200 ms (${after:-?} us)" \
+	sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
+
+# interface down while a socket spins on its rings
+rm -rf /tmp/probe-sync
+echo 1000000 >"$LL_SYSCTL"
+"$PROBE" block "$CLIENT_ADDR" 12001 5 1000 >/tmp/probe-down.out 2>&1 &
+dpid=$!
+sleep 0.3
+ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12001 3
+sleep 0.5
+if timeout 20 ip link set eth0 down; then
+	ok "ip link set down while a socket spins: returns"
+else
+	not_ok "ip link set down while a socket spins: returns"
+fi
+ip link set eth0 up
+wait "$dpid"
+echo 0 >"$LL_SYSCTL"
+i=0
+until [ "$(cat /sys/class/net/eth0/operstate)" = up ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+check "after down/up, traffic resumes" ping -c 2 -W 3 -I eth0 "$SERVER_ADDR"
+
+# module removal after ll polling: sockets carry only a NAPI ID
+echo $LL_US >"$LL_SYSCTL"
+"$PROBE" block "$CLIENT_ADDR" 12002 200 20 >/tmp/probe-rmmod.out 2>&1 &
+rpid=$!
+sleep 0.3
+ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12002 3
+sleep 1
+check "rmmod igb while a socket with its NAPI ID keeps polling" rmmod igb
+wait "$rpid"
+echo 0 >"$LL_SYSCTL"
+check "modprobe igb again" modprobe igb
+i=0
+while [ $i -lt 50 ] && ! { [ -e /sys/class/net/eth0 ] && [ -e /sys/class/net/eth1 ]; }; do sleep 0.2; i=$((i + 1)); done
+ip netns del peer 2>/dev/null
+check "after re-modprobe: network comes back" /llpoll/vm/guest/net-setup
+check "after re-modprobe: ping crosses the hub" ping -c 2 -W 3 -I eth0 "$SERVER_ADDR"
