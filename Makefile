@@ -9,7 +9,7 @@ LLPOLL_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/llpoll
 export LLPOLL_CACHE
 VARIANT ?= test
 KDIR ?= $(LLPOLL_CACHE)/kernel-test/obj
-DRIVERS := igb
+DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
@@ -35,7 +35,8 @@ clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	for d in $(DRIVERS); do find module/$$d -mindepth 1 ! -name '*.patch' -delete; done
 
-# install the DKMS package on this machine (a real-hardware host or a guest)
+# install the DKMS package on this machine (a real-hardware host or a
+# guest); KVER= builds for that kernel instead of the running one
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)/module
@@ -44,7 +45,7 @@ dkms-install:
 	for d in $(DRIVERS); do mkdir -p $(DKMS_SRC)/module/$$d && cp module/$$d/*.patch $(DKMS_SRC)/module/$$d/; done
 	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
 	dkms add llpoll/$(VERSION)
-	dkms install llpoll/$(VERSION)
+	dkms install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
 
 check: deps
 	vm/kernel test
