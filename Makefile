@@ -52,6 +52,8 @@ check: deps
 	vm/image test
 	tests/run
 
+BENCH_ARGS += $(if $(QUICK),--quick)
+
 bench: deps
 	vm/kernel bench
 	vm/image bench

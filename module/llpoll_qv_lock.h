@@ -38,7 +38,7 @@
 
 #ifdef CONFIG_INET_LL_RX_POLL
 struct llpoll_qv {
-	spinlock_t lock;
+	spinlock_t lock;		/* guards state and the yield counters */
 	unsigned int state;
 	struct u64_stats_sync syncp;	/* written under lock */
 	u64_stats_t napi_yields;	/* NAPI found a poller owning it */
