@@ -13,7 +13,7 @@ DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
-.PHONY: all deps kernel image modules clean dkms-install check bench
+.PHONY: all deps kernel image modules clean dkms-install check check-noll bench
 
 all: modules
 
@@ -51,6 +51,12 @@ check: deps
 	vm/kernel test
 	vm/image test
 	tests/run
+
+# the feature-off kernel boots and carries traffic (slow: its own kernel)
+check-noll: deps
+	vm/kernel noll
+	vm/image noll
+	tests/noll
 
 BENCH_ARGS += $(if $(QUICK),--quick)
 
