@@ -9,6 +9,9 @@ LLPOLL_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/llpoll
 export LLPOLL_CACHE
 VARIANT ?= test
 KDIR ?= $(LLPOLL_CACHE)/kernel-test/obj
+# prepare-src takes the drivers from our unpacked tree when there is one
+LLPOLL_KSRC ?= $(wildcard $(LLPOLL_CACHE)/linux-source-6.1)
+export LLPOLL_KSRC
 DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
