@@ -132,7 +132,10 @@ static void *down_thread(void *arg)
 	struct timespec ms = { 0, 1000000 };
 
 	(void)arg;
-	nanosleep(&ms, NULL);
+	/* let both sides own the q_vector a while first (bounded: 5 s) */
+	for (int i = 0; i < 5000 && (atomic_load(&napi_runs) < 100 ||
+				     atomic_load(&poll_runs) < 100); i++)
+		nanosleep(&ms, NULL);
 	/* no napi_disable() here: the NAPI thread stops at down_done */
 	while (!llpoll_qv_disable(&hq))
 		nanosleep(&ms, NULL);
