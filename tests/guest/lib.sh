@@ -41,9 +41,11 @@ netstat_counter() { # NAME [NETNS]
 	if [ -n "${2:-}" ]; then ip netns exec "$2" cat /proc/net/netstat; else cat /proc/net/netstat; fi |
 		awk -v k="$1" '/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) n[i] = $i; h = 1 } else for (i = 1; i <= NF; i++) if (n[i] == k) print $i }'
 }
-# interrupts of IFACE's queue vectors (igb names them IFACE-TxRx-N)
+# interrupts of IFACE's RX queue vectors: IFACE-rx-N, or IFACE-TxRx-N
+# when igb pairs queues on a vector
 irq_count() {
-	awk -v d="$1-TxRx" 'index($NF, d) == 1 { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
+	awk -v rx="$1-rx-" -v txrx="$1-TxRx-" 'index($NF, rx) == 1 || index($NF, txrx) == 1 {
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
 }
 
 # sockperf_pingpong PROTO SIZE SECONDS OUTFILE: server in netns peer on

@@ -18,7 +18,8 @@ sysctl_accepts() {
 }
 sysctl_rejects() {
 	echo 77 >"$LL_SYSCTL"
-	if (printf '%s\n' "$1" >"$LL_SYSCTL") 2>/tmp/sysctl.err; then
+	# dd makes one write(2) and names its errno
+	if printf '%s\n' "$1" | dd of="$LL_SYSCTL" status=none 2>/tmp/sysctl.err; then
 		return 1
 	fi
 	grep -q 'Invalid argument' /tmp/sysctl.err && [ "$(cat "$LL_SYSCTL")" = 77 ]
