@@ -7,8 +7,11 @@ t0=$(date +%s)
 # through the host's compiler cache (vm/run shares it): DKMS still runs
 # every step, but unchanged files are not compiled again under TCG
 export CCACHE_DIR=/var/cache/llpoll-ccache
+ccache -z >/dev/null 2>&1
 if PATH=/usr/lib/ccache:$PATH make -s -C /llpoll dkms-install >/tmp/dkms.log 2>&1; then
-	ok "dkms add, build and install llpoll/$version ($(($(date +%s) - t0)) s; ccache: $(ccache -s | awk '/^(cache hit|Hits)/ { printf "%s ", $0 }'))"
+	hits=$(ccache --print-stats 2>/dev/null | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit)$/ { h += $2 }
+		$1 == "cache_miss" { m = $2 } END { printf "ccache %d hits, %d misses", h, m }')
+	ok "dkms add, build and install llpoll/$version ($(($(date +%s) - t0)) s, $hits)"
 else
 	not_ok "dkms add, build and install llpoll/$version"
 	sed 's/^/# /' /tmp/dkms.log | tail -n 40
