@@ -51,22 +51,23 @@ irq_count() {
 # sockperf_pingpong PROTO SIZE SECONDS OUTFILE: server in netns peer on
 # CPU 1, client in the init namespace on CPU 0, blocking recvfrom at both.
 sockperf_pingpong() {
-	proto=$1 size=$2 secs=$3 out=$4
-	feed=/tmp/feed.$$
-	case $proto in
-	udp) echo "U:$SERVER_ADDR:11111" >"$feed"; tcpflag="" ;;
-	tcp) echo "T:$SERVER_ADDR:11111" >"$feed"; tcpflag=--tcp ;;
+	# sh has no locals: sp_* names stay clear of the callers' variables
+	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
+	sp_feed=/tmp/feed.$$
+	case $sp_proto in
+	udp) echo "U:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp="" ;;
+	tcp) echo "T:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp=--tcp ;;
 	esac
-	ip netns exec peer taskset -c 1 sockperf server -f "$feed" -F r >/tmp/sockperf-server.log 2>&1 &
-	spid=$!
+	ip netns exec peer taskset -c 1 sockperf server -f "$sp_feed" -F r >/tmp/sockperf-server.log 2>&1 &
+	sp_pid=$!
 	sleep 1
-	# shellcheck disable=SC2086 # $tcpflag is empty or one word
-	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $tcpflag -m "$size" -t "$secs" >"$out" 2>&1
-	rc=$?
-	kill "$spid" 2>/dev/null
-	wait "$spid" 2>/dev/null
-	rm -f "$feed"
-	return $rc
+	# shellcheck disable=SC2086 # $sp_tcp is empty or one word
+	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
+	sp_rc=$?
+	kill "$sp_pid" 2>/dev/null
+	wait "$sp_pid" 2>/dev/null
+	rm -f "$sp_feed"
+	return $sp_rc
 }
 # sockperf_clean OUTFILE: completed, messages received, none lost
 sockperf_clean() {
