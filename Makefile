@@ -2,6 +2,7 @@
 #   make check    everything from packages to the test kernel and guest
 #                 image, then all tests (README)
 #   make bench    the latency matrix on the bench kernel (README)
+#   make soak     the reliability suite, long (SECS=600 CYCLES=100)
 #   make modules  the forked drivers on the host, against KDIR
 # Caches live outside the clone: $(LLPOLL_CACHE).
 
@@ -16,7 +17,7 @@ DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
-.PHONY: all deps kernel image modules clean dkms-install check check-noll bench
+.PHONY: all deps kernel image modules clean dkms-install check check-noll bench soak
 
 all: modules
 
@@ -67,3 +68,9 @@ bench: deps
 	vm/kernel bench
 	vm/image bench
 	bench/run $(BENCH_ARGS)
+
+# load, faults, concurrency on the test kernel; make check runs it short
+soak: deps
+	vm/kernel test
+	vm/image test
+	tests/soak $(if $(SECS),--secs $(SECS)) $(if $(CYCLES),--cycles $(CYCLES))

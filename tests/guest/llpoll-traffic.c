@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * llpoll-traffic: traffic with its own loss and order checks, for the
+ * reliability suite (tests/guest/t50-reliability.sh).
+ *
+ *   udp-echo ADDR PORT                      echo every datagram back
+ *   udp-ping ADDR PORT MS TIMEOUT_MS        numbered requests to an echo
+ *       server, one at a time, for MS ms or until SIGTERM: prints requests,
+ *       replies, timeouts, late (a reply to an older request) and the
+ *       longest time between two replies
+ *   udp-seq-send ADDR PORT NPORTS COUNT GAP_US
+ *       COUNT numbered datagrams to each of PORT..PORT+NPORTS-1, one round
+ *       over all ports every GAP_US
+ *   udp-seq-recv ADDR PORT NPORTS COUNT IDLE_MS recv|poll|select
+ *       NPORTS sockets that each expect datagrams 0..COUNT-1 in order,
+ *       read with blocking recv (NPORTS 1), poll() or select(); stops when
+ *       all arrived or nothing came for IDLE_MS: prints received, lost
+ *       (never arrived), reordered (arrived after a later one) and
+ *       duplicated; exit 0 only when all arrived once and in order
+ *   tcp-sink ADDR PORT BYTES                accept one connection, read
+ *       BYTES and compare them with the pattern tcp-source sends
+ *   tcp-source ADDR PORT BYTES              connect and send the pattern
+ * Exit status: 0 all good, 1 a check failed, 2 usage or setup error.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_PORTS 128
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
+static void set_addr(struct sockaddr_in *sin, const char *addr, int port)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		fprintf(stderr, "bad address %s\n", addr);
+		exit(2);
+	}
+}
+
+static int bound_socket(int type, const char *addr, int port)
+{
+	struct sockaddr_in sin;
+	int one = 1, fd = socket(AF_INET, type, 0);
+	int rcvbuf = 4 << 20;
+
+	if (fd < 0)
+		die("socket");
+	set_addr(&sin, addr, port);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* room for a burst while the receiver is descheduled */
+	if (type == SOCK_DGRAM)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		die("bind");
+	return fd;
+}
+
+static void set_timeout_ms(int fd, long ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+static void __attribute__((noreturn)) udp_echo(const char *addr, int port)
+{
+	int fd = bound_socket(SOCK_DGRAM, addr, port);
+	struct sockaddr_in from;
+	char buf[2048];
+
+	for (;;) {
+		socklen_t len = sizeof(from);
+		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &len);
+
+		if (n >= 0)
+			sendto(fd, buf, n, 0, (struct sockaddr *)&from, len);
+	}
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int udp_ping(const char *addr, int port, long ms, int timeout_ms)
+{
+	long long requests = 0, replies = 0, timeouts = 0, late = 0;
+	long long end = now_us() + ms * 1000LL, last = now_us(), gap = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in to;
+	struct sigaction sa;
+	uint64_t seq, got;
+
+	if (fd < 0)
+		die("socket");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;	/* no SA_RESTART: a wait ends at once */
+	sigaction(SIGTERM, &sa, NULL);
+	set_addr(&to, addr, port);
+	set_timeout_ms(fd, timeout_ms);
+	for (seq = 0; !stop && now_us() < end; seq++) {
+		requests++;
+		if (sendto(fd, &seq, sizeof(seq), 0, (struct sockaddr *)&to,
+			   sizeof(to)) < 0) {
+			/* link or route gone during a fault: try again */
+			timeouts++;
+			usleep(timeout_ms * 1000);
+			continue;
+		}
+		for (;;) {
+			ssize_t n = recv(fd, &got, sizeof(got), 0);
+
+			if (n < 0) {
+				timeouts++;
+				break;
+			}
+			if (n == sizeof(got) && got == seq) {
+				long long t = now_us();
+
+				replies++;
+				if (t - last > gap)
+					gap = t - last;
+				last = t;
+				break;
+			}
+			late++;
+		}
+	}
+	printf("requests=%lld replies=%lld timeouts=%lld late=%lld max_gap_ms=%lld\n",
+	       requests, replies, timeouts, late, gap / 1000);
+	return 0;
+}
+
+static int udp_seq_send(const char *addr, int port, int nports, long count,
+			long gap_us)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in to[MAX_PORTS];
+	long long next = now_us();
+	uint64_t seq;
+	int i;
+
+	if (fd < 0)
+		die("socket");
+	for (i = 0; i < nports; i++)
+		set_addr(&to[i], addr, port + i);
+	for (seq = 0; seq < (uint64_t)count; seq++) {
+		for (i = 0; i < nports; i++)
+			if (sendto(fd, &seq, sizeof(seq), 0,
+				   (struct sockaddr *)&to[i], sizeof(to[i])) < 0)
+				die("sendto");
+		next += gap_us;
+		while (now_us() < next)
+			usleep(next - now_us() > 2000 ? 1000 : 0);
+	}
+	return 0;
+}
+
+struct seq_sock {
+	int fd;
+	uint64_t max;		/* highest sequence number seen + 1 */
+	unsigned char *seen;	/* one flag per expected sequence number */
+};
+
+struct seq_count {
+	long received, reordered, dup, bad;
+};
+
+/* one datagram from s: in order, late (reordered), seen before or out of
+ * range; false when recv() returned none
+ */
+static int seq_take(struct seq_sock *s, int flags, long count,
+		    struct seq_count *c)
+{
+	uint64_t got;
+
+	if (recv(s->fd, &got, sizeof(got), flags) != sizeof(got))
+		return 0;
+	if (got >= (uint64_t)count) {
+		c->bad++;
+	} else if (s->seen[got]) {
+		c->dup++;
+	} else {
+		s->seen[got] = 1;
+		c->received++;
+		if (got + 1 < s->max)
+			c->reordered++;
+		else
+			s->max = got + 1;
+	}
+	return 1;
+}
+
+static int udp_seq_recv(const char *addr, int port, int nports, long count,
+			int idle_ms, const char *mode)
+{
+	struct seq_count c = { 0, 0, 0, 0 };
+	long want = count * nports;
+	struct seq_sock s[MAX_PORTS];
+	struct pollfd pfd[MAX_PORTS];
+	int i, use_poll = !strcmp(mode, "poll");
+	int use_select = !strcmp(mode, "select");
+
+	if (!use_poll && !use_select && (strcmp(mode, "recv") || nports != 1)) {
+		fprintf(stderr, "mode recv takes one port; else poll or select\n");
+		return 2;
+	}
+	for (i = 0; i < nports; i++) {
+		s[i].fd = bound_socket(SOCK_DGRAM, addr, port + i);
+		s[i].max = 0;
+		s[i].seen = calloc(count, 1);
+		if (!s[i].seen)
+			die("calloc");
+		pfd[i].fd = s[i].fd;
+		pfd[i].events = POLLIN;
+		set_timeout_ms(s[i].fd, idle_ms);
+	}
+	/* tell the caller the sockets are bound */
+	printf("ready\n");
+	fflush(stdout);
+	while (c.received < want) {
+		int n;
+
+		if (use_poll) {
+			n = poll(pfd, nports, idle_ms);
+			if (n < 0 && errno != EINTR)
+				die("poll");
+			if (n <= 0)
+				break;
+			for (i = 0; i < nports; i++)
+				if (pfd[i].revents & POLLIN)
+					seq_take(&s[i], MSG_DONTWAIT, count, &c);
+		} else if (use_select) {
+			struct timeval tv = { idle_ms / 1000, (idle_ms % 1000) * 1000 };
+			fd_set rd;
+			int maxfd = 0;
+
+			FD_ZERO(&rd);
+			for (i = 0; i < nports; i++) {
+				FD_SET(s[i].fd, &rd);
+				if (s[i].fd > maxfd)
+					maxfd = s[i].fd;
+			}
+			n = select(maxfd + 1, &rd, NULL, NULL, &tv);
+			if (n < 0 && errno != EINTR)
+				die("select");
+			if (n <= 0)
+				break;
+			for (i = 0; i < nports; i++)
+				if (FD_ISSET(s[i].fd, &rd))
+					seq_take(&s[i], MSG_DONTWAIT, count, &c);
+		} else if (!seq_take(&s[0], 0, count, &c)) {
+			break;
+		}
+	}
+	printf("received=%ld lost=%ld reordered=%ld duplicated=%ld\n",
+	       c.received, want - c.received, c.reordered, c.dup + c.bad);
+	return c.received == want && !c.reordered && !c.dup && !c.bad ? 0 : 1;
+}
+
+/* the TCP stream's bytes: xorshift32, so that any loss or reorder shows */
+static uint32_t pattern_state;
+
+static unsigned char pattern_byte(long long off)
+{
+	if (off % 4 == 0) {
+		pattern_state ^= pattern_state << 13;
+		pattern_state ^= pattern_state >> 17;
+		pattern_state ^= pattern_state << 5;
+	}
+	return pattern_state >> (8 * (off % 4));
+}
+
+static int tcp_sink(const char *addr, int port, long long bytes)
+{
+	int lfd = bound_socket(SOCK_STREAM, addr, port), fd;
+	long long off = 0, bad = -1;
+	unsigned char buf[65536];
+
+	if (listen(lfd, 1))
+		die("listen");
+	printf("ready\n");
+	fflush(stdout);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		die("accept");
+	pattern_state = 2463534242u;
+	while (off < bytes) {
+		ssize_t i, n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++, off++)
+			if (pattern_byte(off) != buf[i] && bad < 0)
+				bad = off;
+	}
+	printf("bytes=%lld first_mismatch=%lld\n", off, bad);
+	return off == bytes && bad < 0 ? 0 : 1;
+}
+
+static int tcp_source(const char *addr, int port, long long bytes)
+{
+	int fd = -1, tries;
+	unsigned char buf[65536];
+	struct sockaddr_in to;
+	long long off = 0;
+
+	set_addr(&to, addr, port);
+	for (tries = 0; tries < 100; tries++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket");
+		if (!connect(fd, (struct sockaddr *)&to, sizeof(to)))
+			break;
+		close(fd);
+		fd = -1;
+		usleep(100000);
+	}
+	if (fd < 0)
+		die("connect");
+	pattern_state = 2463534242u;
+	while (off < bytes) {
+		size_t i, n = bytes - off < (long long)sizeof(buf) ?
+			      (size_t)(bytes - off) : sizeof(buf);
+		ssize_t sent;
+
+		for (i = 0; i < n; i++)
+			buf[i] = pattern_byte(off + i);
+		for (i = 0; i < n; i += sent) {
+			sent = send(fd, buf + i, n - i, 0);
+			if (sent <= 0)
+				die("send");
+		}
+		off += n;
+	}
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(m, "udp-echo") && argc == 4)
+		udp_echo(argv[2], atoi(argv[3]));
+	if (!strcmp(m, "udp-ping") && argc == 6)
+		return udp_ping(argv[2], atoi(argv[3]), atol(argv[4]), atoi(argv[5]));
+	if (!strcmp(m, "udp-seq-send") && argc == 7 && atoi(argv[4]) > 0 &&
+	    atoi(argv[4]) <= MAX_PORTS)
+		return udp_seq_send(argv[2], atoi(argv[3]), atoi(argv[4]),
+				    atol(argv[5]), atol(argv[6]));
+	if (!strcmp(m, "udp-seq-recv") && argc == 8 && atoi(argv[4]) > 0 &&
+	    atoi(argv[4]) <= MAX_PORTS)
+		return udp_seq_recv(argv[2], atoi(argv[3]), atoi(argv[4]),
+				    atol(argv[5]), atoi(argv[6]), argv[7]);
+	if (!strcmp(m, "tcp-sink") && argc == 5)
+		return tcp_sink(argv[2], atoi(argv[3]), atoll(argv[4]));
+	if (!strcmp(m, "tcp-source") && argc == 5)
+		return tcp_source(argv[2], atoi(argv[3]), atoll(argv[4]));
+	fprintf(stderr, "usage: llpoll-traffic udp-echo|udp-ping|udp-seq-send|udp-seq-recv|tcp-sink|tcp-source ...\n");
+	return 2;
+}

@@ -1,0 +1,36 @@
+# shellcheck shell=bash
+# Result lines shared by tests/run and tests/soak: every result is a line
+# "ok - ...", "not ok - ..." or "skip - ..."; the last line of a run is
+# "N passed, N failed, N skipped".
+
+pass=0 fail=0 skipped=0
+# tally: print and count the result lines read from stdin
+tally() {
+	local line
+	while IFS= read -r line; do
+		echo "$line"
+		case $line in
+		"ok - "*) pass=$((pass + 1)) ;;
+		"not ok - "*) fail=$((fail + 1)) ;;
+		"skip - "*) skipped=$((skipped + 1)) ;;
+		esac
+	done
+}
+result() { # NAME STATUS
+	if [ "$2" -eq 0 ]; then echo "ok - $1"; else echo "not ok - $1"; fi
+}
+# the guest tools, static, into RUNDIR (the guest's /out)
+build_guest_tools() { # RUNDIR
+	local t
+	for t in llpoll-probe llpoll-traffic; do
+		gcc -O2 -Wall -Wextra -Werror -static -o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
+	done
+}
+# guest_results RUNDIR: the guest's result and comment lines, labelled
+guest_results() {
+	grep -E '^(ok|not ok|skip) - |^# ' "$1/guest.log" | sed -E 's/^(not ok|ok|skip) - /&guest: /'
+}
+summary() {
+	echo "$pass passed, $fail failed, $skipped skipped"
+	[ "$fail" -eq 0 ]
+}
