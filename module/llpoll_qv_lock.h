@@ -153,6 +153,18 @@ static inline bool llpoll_qv_user_pending(struct llpoll_qv *qv)
 }
 
 /*
+ * called by the owner: is it NAPI? NAPI switches from GRO to direct
+ * delivery when a poller yields, and must first flush what GRO holds
+ * (napi_ll_flush()), or the packets it delivers would overtake them.
+ * A poller must not touch NAPI's GRO lists.
+ */
+static inline bool llpoll_qv_napi_owned(struct llpoll_qv *qv)
+{
+	WARN_ON(!(qv->state & LLPOLL_QV_OWNED));
+	return qv->state & LLPOLL_QV_STATE_NAPI;
+}
+
+/*
  * After napi_disable(), in process context: bar new owners and report
  * whether the q_vector is free. The caller sleeps and retries while a
  * poller still owns it.
@@ -207,6 +219,11 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 }
 
 static inline bool llpoll_qv_user_pending(struct llpoll_qv *qv)
+{
+	return false;
+}
+
+static inline bool llpoll_qv_napi_owned(struct llpoll_qv *qv)
 {
 	return false;
 }

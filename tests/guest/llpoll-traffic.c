@@ -23,6 +23,7 @@
  * Exit status: 0 all good, 1 a check failed, 2 usage or setup error.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -165,23 +166,40 @@ static int udp_seq_send(const char *addr, int port, int nports, long count,
 {
 	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 	struct sockaddr_in to[MAX_PORTS];
-	long long next = now_us();
+	long long next = now_us(), requeued = 0;
 	uint64_t seq;
-	int i;
+	int i, one = 1;
 
 	if (fd < 0)
 		die("socket");
 	for (i = 0; i < nports; i++)
 		set_addr(&to[i], addr, port + i);
+	/* a full qdisc drops a datagram silently unless IP_RECVERR asks for
+	 * ENOBUFS: then it is sent again, so that a loss the receiver counts
+	 * happened after the sender's queue
+	 */
+	setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
 	for (seq = 0; seq < (uint64_t)count; seq++) {
-		for (i = 0; i < nports; i++)
-			if (sendto(fd, &seq, sizeof(seq), 0,
-				   (struct sockaddr *)&to[i], sizeof(to[i])) < 0)
-				die("sendto");
+		for (i = 0; i < nports; i++) {
+			int tries = 0;
+
+			/* ECONNREFUSED reports an earlier datagram's ICMP */
+			while (sendto(fd, &seq, sizeof(seq), 0,
+				      (struct sockaddr *)&to[i], sizeof(to[i])) < 0) {
+				if ((errno != ENOBUFS && errno != EAGAIN &&
+				     errno != ECONNREFUSED) || ++tries > 1000)
+					die("sendto");
+				requeued++;
+				usleep(1000);
+			}
+		}
 		next += gap_us;
 		while (now_us() < next)
 			usleep(next - now_us() > 2000 ? 1000 : 0);
 	}
+	if (requeued)
+		fprintf(stderr, "udp-seq-send: %lld datagrams sent again (ENOBUFS, ICMP error)\n",
+			requeued);
 	return 0;
 }
 

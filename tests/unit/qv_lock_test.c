@@ -36,6 +36,7 @@ static void test_sequences(void)
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_lock_napi(&qv), "idle: NAPI takes the q_vector");
 	CHECK(!llpoll_qv_user_pending(&qv), "NAPI alone: no user pending, GRO allowed");
+	CHECK(llpoll_qv_napi_owned(&qv), "NAPI owns: napi_owned");
 	CHECK(!llpoll_qv_lock_poll(&qv), "NAPI owns: a poller yields");
 	CHECK(llpoll_qv_user_pending(&qv), "a poller yielded: user pending, skip GRO");
 	CHECK(llpoll_qv_unlock_napi(&qv), "NAPI unlock reports the poller's yield");
@@ -43,6 +44,7 @@ static void test_sequences(void)
 
 	CHECK(llpoll_qv_lock_poll(&qv), "idle: a poller takes the q_vector");
 	CHECK(llpoll_qv_user_pending(&qv), "poller owns: user pending");
+	CHECK(!llpoll_qv_napi_owned(&qv), "poller owns: not napi_owned (no flush of NAPI's GRO)");
 	CHECK(!llpoll_qv_lock_napi(&qv), "poller owns: NAPI yields");
 	CHECK(qv.state & LLPOLL_QV_STATE_NAPI_YIELD, "NAPI yield is recorded");
 	CHECK(!llpoll_qv_lock_poll(&qv), "poller owns: a second poller yields");
