@@ -69,8 +69,13 @@ bench: deps
 	vm/image bench
 	bench/run $(BENCH_ARGS)
 
-# load, faults, concurrency on the test kernel; make check runs it short
-soak: deps
+SOAK_ARGS = $(if $(SECS),--secs $(SECS)) $(if $(CYCLES),--cycles $(CYCLES))
+
+# load, faults, concurrency on the test kernel; make check runs it short.
+# Bad SECS/CYCLES are refused before anything is built.
+soak:
+	tests/soak --dry-run $(SOAK_ARGS)
+	$(MAKE) deps
 	vm/kernel test
 	vm/image test
-	tests/soak $(if $(SECS),--secs $(SECS)) $(if $(CYCLES),--cycles $(CYCLES))
+	tests/soak $(SOAK_ARGS)
