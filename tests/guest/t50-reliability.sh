@@ -162,21 +162,15 @@ readers_stop
 load_stop
 nic_snapshot /tmp/load.after
 echo 0 >"$LL_SYSCTL"
-# order is llpoll's to keep; under the flood a datagram can also vanish
-# where no guest counter sees it (in QEMU: a stock-igb control run lost
-# some too), so a loss passes only if the UDP socket's counters and the
-# NIC's (checked below) stayed at 0; it is reported either way
 seq_res=$(tail -n 1 /tmp/seq.out)
-seq_ordered() { echo "$seq_res" | grep -q 'reordered=0 duplicated=0'; }
-check "load: numbered UDP stream into eth0's poller, in order, none twice: $seq_res" seq_ordered
+check "load: numbered UDP stream into eth0's poller: all arrived once and in order: $seq_res" [ "$seq_rc" -eq 0 ]
 udp_drops=$(($(udp_counter InErrors) + $(udp_counter RcvbufErrors) - udp_drops0))
-check "load: the UDP stream's socket dropped nothing (Udp InErrors + RcvbufErrors +$udp_drops)" [ "$udp_drops" -eq 0 ]
+echo "# the UDP stream's socket counted drops: Udp InErrors + RcvbufErrors +$udp_drops"
 seq_lost=$(echo "$seq_res" | sed -n 's/.*lost=\([0-9]*\).*/\1/p')
-[ "$seq_rc" -eq 0 ] || echo "# the UDP stream missed ${seq_lost:-?} of $seq_count datagrams that never reached eth0's stack"
 read -r tcp_n tcp_bad </tmp/tcp-stream.res
 tcp_clean() { [ "$tcp_n" -gt 0 ] && [ "$tcp_bad" -eq 0 ]; }
 check "load: 1 MiB TCP transfers into eth1's poller byte for byte ($tcp_n transfers, $tcp_bad bad)" tcp_clean
-echo "# figure: load udp-seq datagrams=$seq_count lost_before_guest=${seq_lost:-0} tcp-bytes=$((tcp_n * 1048576))"
+echo "# figure: load udp-seq datagrams=$seq_count lost=${seq_lost:-0} udp_socket_drops=$udp_drops tcp-bytes=$((tcp_n * 1048576))"
 yields=$(($(snap_sum /tmp/load.after "$YIELDS") - $(snap_sum /tmp/load.before "$YIELDS")))
 check "load: the contention path ran (rx_q_*_ll_poll_yield + tx_q_*_napi_yield +$yields)" [ "$yields" -gt 0 ]
 echo "# figure: load yields=$yields cleaned=$(($(snap_sum /tmp/load.after '^rx_q_[0-9]+_cleaned:$') - $(snap_sum /tmp/load.before '^rx_q_[0-9]+_cleaned:$')))"
