@@ -19,15 +19,16 @@ check() {
 }
 skip() { echo "skip - $*"; }
 
+# in_ns NS CMD...: CMD in network namespace NS ("" for the initial one)
+in_ns() {
+	in_n=$1
+	shift
+	if [ -n "$in_n" ]; then ip netns exec "$in_n" "$@"; else "$@"; fi
+}
 # sum of the ethtool -S counters of IFACE (in NETNS, "" for init) whose
 # name matches the awk regex RE
 nic_sum() {
-	ns=$1 ifc=$2 re=$3
-	if [ -n "$ns" ]; then
-		ip netns exec "$ns" ethtool -S "$ifc"
-	else
-		ethtool -S "$ifc"
-	fi | awk -v re="$re" '$1 ~ re { s += $2 } END { print s + 0 }'
+	in_ns "$1" ethtool -S "$2" | awk -v re="$3" '$1 ~ re { s += $2 } END { print s + 0 }'
 }
 # all ll counters of both NICs
 ll_total() {
@@ -37,9 +38,21 @@ ll_total() {
 ll_cleaned() {
 	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$')))
 }
-netstat_counter() { # NAME [NETNS]
-	if [ -n "${2:-}" ]; then ip netns exec "$2" cat /proc/net/netstat; else cat /proc/net/netstat; fi |
-		awk -v k="$1" '/^TcpExt:/ { if (!h) { for (i = 1; i <= NF; i++) n[i] = $i; h = 1 } else for (i = 1; i <= NF; i++) if (n[i] == k) print $i }'
+# proc_counter FILE SECTION NAME [NS]: one counter of /proc/net/snmp or
+# /proc/net/netstat, where each SECTION is a line of names, then of values
+proc_counter() {
+	in_ns "${4:-}" cat "$1" | awk -v s="$2:" -v k="$3" '$1 == s {
+		if (!h) { for (i = 1; i <= NF; i++) n[i] = $i; h = 1 }
+		else for (i = 1; i <= NF; i++) if (n[i] == k) print $i }'
+}
+# wait_oper_up NS IFACE: until IFACE in NS reports operstate up (10 s at most)
+wait_oper_up() {
+	wo_i=0
+	until [ "$(in_ns "$1" cat "/sys/class/net/$2/operstate")" = up ]; do
+		wo_i=$((wo_i + 1))
+		[ $wo_i -lt 100 ] || return 1
+		sleep 0.1
+	done
 }
 # interrupts of IFACE's RX queue vectors: IFACE-rx-N, or IFACE-TxRx-N
 # when igb pairs queues on a vector
@@ -73,6 +86,9 @@ sockperf_pingpong() {
 sockperf_clean() {
 	grep -q 'ReceivedMessages=[1-9]' "$1" &&
 		grep -q '# dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0' "$1"
+}
+sockperf_msgs() { # OUTFILE: round trips in the measured part of the run
+	sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' "$1"
 }
 sockperf_pct() { # OUTFILE PERCENTILE (50.000, 99.000)
 	awk -v p="$2" '$0 ~ "percentile " p " =" { print $NF }' "$1"

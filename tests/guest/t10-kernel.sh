@@ -10,7 +10,7 @@ check "CONFIG_INET_LL_RX_POLL and CONFIG_INET_LL_TCP_POLL are built in" \
 check "net.ipv4.ip_low_latency_poll exists and defaults to 0" \
 	[ "$(cat "$LL_SYSCTL" 2>&1)" = 0 ]
 check "LowLatencyRxPackets is in /proc/net/netstat and starts at 0" \
-	[ "$(netstat_counter LowLatencyRxPackets)" = 0 ]
+	[ "$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)" = 0 ]
 
 # a value is written as a line, as echo and sysctl -w do
 sysctl_accepts() {

@@ -7,7 +7,7 @@ LL_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
 # pingpong_case NAME PROTO SYSCTL: a 5 s sockperf run; sets pp_* results
 pingpong_case() {
 	echo "$3" >"$LL_SYSCTL"
-	c0=$(ll_cleaned) t0=$(ll_total) n0=$(netstat_counter LowLatencyRxPackets)
+	c0=$(ll_cleaned) t0=$(ll_total) n0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
 	i0=$(irq_count eth0)
 	out=/out/sockperf-$1.log
 	if sockperf_pingpong "$2" 64 5 "$out" && sockperf_clean "$out"; then
@@ -17,8 +17,8 @@ pingpong_case() {
 		sed 's/^/# /' "$out" | tail -n 15
 	fi
 	pp_cleaned=$(($(ll_cleaned) - c0)) pp_ll=$(($(ll_total) - t0))
-	pp_netstat=$(($(netstat_counter LowLatencyRxPackets) - n0))
-	pp_msgs=$(sed -n 's/.*\[Valid Duration\].*ReceivedMessages=\([0-9]*\).*/\1/p' "$out")
+	pp_netstat=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - n0))
+	pp_msgs=$(sockperf_msgs "$out")
 	pp_irqs=$(($(irq_count eth0) - i0))
 	pp_p50=$(sockperf_pct "$out" 50.000) pp_p99=$(sockperf_pct "$out" 99.000)
 	echo "# $1: p50=${pp_p50} us p99=${pp_p99} us (one way), ${pp_msgs:-0} round trips," \
@@ -110,8 +110,7 @@ fi
 ip link set eth0 up
 wait "$dpid"
 echo 0 >"$LL_SYSCTL"
-i=0
-until [ "$(cat /sys/class/net/eth0/operstate)" = up ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_oper_up "" eth0
 check "after down/up, traffic resumes" ping -c 2 -W 3 -I eth0 "$SERVER_ADDR"
 
 # module removal after ll polling: sockets carry only a NAPI ID
