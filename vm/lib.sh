@@ -30,6 +30,17 @@ stage() {
 	echo "<== $name done in $(($(date +%s) - t0)) s"
 }
 
+# in_root ROOT CMD...: run CMD chrooted into the guest tree ROOT with a
+# clean environment. Nothing of the host's make or shell (LLPOLL_*,
+# MAKEFLAGS, paths that exist only on the host) may steer the guest's
+# tools; they get what the guest's init gives its commands.
+in_root() {
+	local root=$1
+	shift
+	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root TERM=dumb LANG=C.UTF-8 chroot "$root" "$@"
+}
+
 # The suite of bookworm as this machine's apt sources name it: the URI of
 # the entry whose Suites list "bookworm" (deb822 or one-line format).
 bookworm_mirror() {
