@@ -15,11 +15,20 @@
  *
  * The spinlock guards only the state word and the yield counters, never
  * the rings. The counters are read with u64_stats, like ring counters.
+ *
+ * A fork disables and enables a q_vector's NAPI only through
+ * llpoll_napi_disable() and llpoll_napi_enable(), which move the lock to
+ * and from DISABLE with it (make check fails a fork with a bare
+ * napi_disable() or napi_enable() call), and checks with
+ * llpoll_qv_assert_disabled() that no one can own a ring whose buffers it
+ * cleans or frees.
  */
 #ifndef _LLPOLL_QV_LOCK_H
 #define _LLPOLL_QV_LOCK_H
 
 #include <linux/bug.h>
+#include <linux/delay.h>
+#include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
@@ -179,6 +188,14 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 	spin_unlock_bh(&qv->lock);
 	return idle;
 }
+
+/* before a ring's buffers are cleaned or freed, in process context */
+static inline void llpoll_qv_assert_disabled(struct llpoll_qv *qv)
+{
+	spin_lock_bh(&qv->lock);
+	WARN_ON_ONCE(!(qv->state & LLPOLL_QV_STATE_DISABLE));
+	spin_unlock_bh(&qv->lock);
+}
 #else /* CONFIG_INET_LL_RX_POLL */
 struct llpoll_qv {
 };
@@ -232,6 +249,30 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 {
 	return true;
 }
+
+static inline void llpoll_qv_assert_disabled(struct llpoll_qv *qv)
+{
+}
 #endif /* CONFIG_INET_LL_RX_POLL */
+
+/* The only way a fork stops a q_vector's NAPI: a poller may still own the
+ * rings after napi_disable(), so wait in DISABLE until it leaves. It
+ * sleeps rather than spinning with BHs off, as the poller runs in one.
+ */
+static inline void llpoll_napi_disable(struct napi_struct *napi,
+				       struct llpoll_qv *qv)
+{
+	napi_disable(napi);
+	while (!llpoll_qv_disable(qv))
+		usleep_range(1000, 2000);
+}
+
+/* The only way a fork starts a q_vector's NAPI: the lock is free first */
+static inline void llpoll_napi_enable(struct napi_struct *napi,
+				      struct llpoll_qv *qv)
+{
+	llpoll_qv_enable(qv);
+	napi_enable(napi);
+}
 
 #endif /* _LLPOLL_QV_LOCK_H */

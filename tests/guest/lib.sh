@@ -61,11 +61,13 @@ irq_count() {
 		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
 }
 
-# sockperf_pingpong PROTO SIZE SECONDS OUTFILE: server in netns peer on
-# CPU 1, client in the init namespace on CPU 0, blocking recvfrom at both.
+# sockperf_pingpong PROTO SIZE SECONDS OUTFILE [CLIENT-OPTION...]: server
+# in netns peer on CPU 1, client in the init namespace on CPU 0, blocking
+# recvfrom at both unless the options say otherwise (-F p: poll()).
 sockperf_pingpong() {
 	# sh has no locals: sp_* names stay clear of the callers' variables
 	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
+	shift 4
 	sp_feed=/tmp/feed.$$
 	case $sp_proto in
 	udp) echo "U:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp="" ;;
@@ -75,7 +77,7 @@ sockperf_pingpong() {
 	sp_pid=$!
 	sleep 1
 	# shellcheck disable=SC2086 # $sp_tcp is empty or one word
-	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
+	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
 	sp_rc=$?
 	kill "$sp_pid" 2>/dev/null
 	wait "$sp_pid" 2>/dev/null

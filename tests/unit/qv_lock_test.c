@@ -80,8 +80,57 @@ static void test_sequences(void)
 	atomic_store(&shim_warnings, 0);
 }
 
+/* llpoll_napi_disable/enable and the ring-clean assertion */
+static struct llpoll_qv wq;
+static atomic_int holder_in, holder_out;
+
+static void *holder_thread(void *arg)
+{
+	struct timespec hold = { 0, 50000000 };
+
+	(void)arg;
+	llpoll_qv_lock_poll(&wq);
+	atomic_store(&holder_in, 1);
+	nanosleep(&hold, NULL);
+	atomic_store(&holder_out, 1);
+	llpoll_qv_unlock_poll(&wq);
+	return NULL;
+}
+
+static void test_napi_wrappers(void)
+{
+	struct napi_struct napi = { 0 };
+	pthread_t holder;
+	int w0;
+
+	llpoll_qv_init(&wq);
+	w0 = atomic_load(&shim_warnings);
+	llpoll_qv_assert_disabled(&wq);
+	CHECK(atomic_load(&shim_warnings) == w0, "allocated q_vector: a ring clean does not warn");
+	llpoll_napi_enable(&napi, &wq);
+	CHECK(atomic_load(&napi.enabled) && wq.state == LLPOLL_QV_STATE_IDLE,
+	      "llpoll_napi_enable: NAPI on, q_vector IDLE");
+	llpoll_qv_assert_disabled(&wq);
+	CHECK(atomic_load(&shim_warnings) > w0, "a ring clean on an enabled q_vector warns");
+	atomic_store(&shim_warnings, 0);
+
+	pthread_create(&holder, NULL, holder_thread, NULL);
+	while (!atomic_load(&holder_in))
+		usleep(100);
+	llpoll_napi_disable(&napi, &wq);
+	CHECK(atomic_load(&holder_out), "llpoll_napi_disable waits for the poller that owns the rings");
+	CHECK(!atomic_load(&napi.enabled) && wq.state == LLPOLL_QV_STATE_DISABLE,
+	      "llpoll_napi_disable: NAPI off, q_vector DISABLE and unowned");
+	pthread_join(holder, NULL);
+	llpoll_qv_assert_disabled(&wq);
+	CHECK(atomic_load(&shim_warnings) == 0, "a ring clean after llpoll_napi_disable does not warn");
+	CHECK(!llpoll_qv_lock_poll(&wq), "after llpoll_napi_disable pollers are refused");
+	atomic_store(&shim_warnings, 0);
+}
+
 /* the hammer */
 static struct llpoll_qv hq;
+static struct napi_struct hnapi;
 static atomic_int owners, max_owners, stop, down_done;
 static atomic_long napi_runs, napi_yields, poll_runs, poll_yields, after_down;
 
@@ -138,9 +187,8 @@ static void *down_thread(void *arg)
 	for (int i = 0; i < 5000 && (atomic_load(&napi_runs) < 100 ||
 				     atomic_load(&poll_runs) < 100); i++)
 		nanosleep(&ms, NULL);
-	/* no napi_disable() here: the NAPI thread stops at down_done */
-	while (!llpoll_qv_disable(&hq))
-		nanosleep(&ms, NULL);
+	/* the shim's NAPI is a flag: the NAPI thread stops at down_done */
+	llpoll_napi_disable(&hnapi, &hq);
 	atomic_store(&down_done, 1);
 	return NULL;
 }
@@ -153,7 +201,7 @@ static void test_hammer(void)
 	char msg[160];
 
 	llpoll_qv_init(&hq);
-	llpoll_qv_enable(&hq);
+	llpoll_napi_enable(&hnapi, &hq);
 	pthread_create(&napi, NULL, napi_thread, NULL);
 	pthread_create(&poll1, NULL, poll_thread, NULL);
 	pthread_create(&poll2, NULL, poll_thread, NULL);
@@ -187,6 +235,7 @@ static void test_hammer(void)
 int main(void)
 {
 	test_sequences();
+	test_napi_wrappers();
 	test_hammer();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

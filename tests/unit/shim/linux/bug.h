@@ -4,4 +4,5 @@
 #include <stdatomic.h>
 extern atomic_int shim_warnings;
 #define WARN_ON(cond) ({ int __c = !!(cond); if (__c) atomic_fetch_add(&shim_warnings, 1); __c; })
+#define WARN_ON_ONCE(cond) WARN_ON(cond)
 #endif

@@ -1,0 +1,135 @@
+# shellcheck shell=sh
+# llpoll never leaves a socket worse off than the stock kernel: a socket
+# llpoll cannot poll keeps the generic busy poll, an unconnected socket
+# whose NAPI ID went stale finds its queue again, a spin does not hold up
+# synchronize_net(), and at sysctl 0 the fork leaves GRO's batches to NAPI.
+
+STOCK_US=2000
+
+peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
+peer_channels() { ip netns exec peer ethtool -l eth1 | awk '/^Combined:/ { n = $2 } END { print n }'; }
+
+# A long-lived unconnected UDP server (sockperf in peer, on eth1) takes its
+# NAPI ID once; ethtool -L gives eth1 new q_vectors, so new NAPI IDs.
+echo "U:$SERVER_ADDR:11112" >/tmp/feed-stale
+ip netns exec peer taskset -c 1 sockperf server -f /tmp/feed-stale -F r >/tmp/sockperf-stale.log 2>&1 &
+stale_pid=$!
+sleep 1
+# stale_round NAME: 3 s of ping-pong to the same server; eth1's polls
+stale_round() {
+	sr_c0=$(peer_cleaned)
+	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11112 -m 64 -t 3 >"/out/sockperf-stale-$1.log" 2>&1
+	sr_rc=$?
+	stale_cleaned=$(($(peer_cleaned) - sr_c0))
+	check "stale NAPI ID, $1: ping-pong runs (sockperf exit $sr_rc)" \
+		sh -c "[ $sr_rc -eq 0 ] && grep -q 'ReceivedMessages=[1-9]' /out/sockperf-stale-$1.log"
+}
+echo $STOCK_US >"$LL_SYSCTL"
+channels=$(peer_channels)
+stale_round before
+check "stale NAPI ID: the unconnected server polls eth1 (rx_q_*_cleaned +$stale_cleaned)" [ "$stale_cleaned" -gt 0 ]
+for n in 1 "$channels"; do
+	ip netns exec peer ethtool -L eth1 combined "$n"
+	wait_oper_up peer eth1
+	stale_round "after-L$n"
+	check "stale NAPI ID: after ethtool -L eth1 combined $n the same server polls again (rx_q_*_cleaned +$stale_cleaned)" \
+		[ "$stale_cleaned" -gt 0 ]
+done
+echo 0 >"$LL_SYSCTL"
+kill "$stale_pid" 2>/dev/null
+wait "$stale_pid" 2>/dev/null
+check "stale NAPI ID: eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
+
+# A 1 s spin on eth0 while another NIC changes channels under RTNL: the
+# spin holds RCU for one pass at a time, so synchronize_net() does not
+# wait for the window. Against the same change with no spin.
+ethtool_l_ms() { # N: milliseconds ethtool -L eth1 combined N takes
+	el_t0=$(date +%s%N)
+	ip netns exec peer ethtool -L eth1 combined "$1"
+	echo $((($(date +%s%N) - el_t0) / 1000000))
+	wait_oper_up peer eth1
+}
+base_ms=$(ethtool_l_ms 1)
+ethtool_l_ms "$channels" >/dev/null
+rm -rf /tmp/probe-sync
+mkdir -p /tmp/probe-sync
+echo 1000000 >"$LL_SYSCTL"
+# one blocking recv: it spins 1 s, then sleeps until its 3 s timeout
+LLPOLL_SYNC_DIR=/tmp/probe-sync "$PROBE" block "$CLIENT_ADDR" 12003 1 3000 >/tmp/probe-rcu.out 2>&1 &
+rpid=$!
+sleep 0.3
+ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12003 3
+i=0
+while [ ! -e /tmp/probe-sync/ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+touch /tmp/probe-sync/go
+sleep 0.2
+spin_ms=$(ethtool_l_ms 1)
+wait "$rpid"
+echo 0 >"$LL_SYSCTL"
+ethtool_l_ms "$channels" >/dev/null
+echo "# ethtool -L eth1: ${base_ms} ms alone, ${spin_ms} ms beside a 1 s spin on eth0 ($(cat /tmp/probe-rcu.out))"
+check "ethtool -L beside a 1 s spin takes < 400 ms more than alone (${spin_ms} vs ${base_ms} ms)" \
+	[ "$spin_ms" -lt $((base_ms + 400)) ]
+check "eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
+
+# At sysctl 0 the fork flushes nothing before napi_complete_done(): with
+# gro_flush_timeout set, NAPI keeps GRO's batch and arms its watchdog
+# hrtimer (napi_watchdog), as the in-tree igb does.
+tr=/sys/kernel/debug/tracing
+watchdog_fires() { # SECONDS: napi_watchdog expiries during an iperf3 TCP stream into eth0
+	echo 0 >$tr/tracing_on
+	echo >$tr/trace
+	echo 1 >$tr/events/timer/hrtimer_expire_entry/enable
+	iperf3 -s -1 -B "$CLIENT_ADDR" >/tmp/iperf3-s.log 2>&1 &
+	wf_pid=$!
+	sleep 1
+	echo 1 >$tr/tracing_on
+	ip netns exec peer iperf3 -c "$CLIENT_ADDR" -t "$1" >/tmp/iperf3-c.log 2>&1
+	echo 0 >$tr/tracing_on
+	wait "$wf_pid"
+	echo 0 >$tr/events/timer/hrtimer_expire_entry/enable
+	grep -c 'function=napi_watchdog' $tr/trace
+}
+echo 50000 >/sys/class/net/eth0/gro_flush_timeout
+fires=$(watchdog_fires 3)
+echo 0 >/sys/class/net/eth0/gro_flush_timeout
+check "sysctl 0, gro_flush_timeout 50 us: GRO keeps its batch past the poll (napi_watchdog fired $fires times)" \
+	[ "$fires" -gt 0 ]
+echo >$tr/trace
+
+# The in-tree igb has no ndo_ll_poll: with the sysctl on, its sockets keep
+# the generic busy poll (busy_read for recvfrom, busy_poll for poll()).
+intree=$(find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1)
+rmmod igb
+ip netns del peer 2>/dev/null
+check "the in-tree igb loads by path (${intree:-none})" insmod "$intree"
+check "in-tree igb: network up" /llpoll/vm/guest/net-setup
+check "in-tree igb: no ll counters (it is the stock driver)" \
+	sh -c "! ethtool -S eth0 | grep -q ll_poll_yield"
+# busy_case NAME SYSCTL [CLIENT-OPTION...]: 3 s UDP ping-pong; BusyPollRxPackets and LowLatencyRxPackets growth
+busy_case() {
+	bc_name=$1
+	echo "$2" >"$LL_SYSCTL"
+	shift 2
+	b0=$(proc_counter /proc/net/netstat TcpExt BusyPollRxPackets)
+	l0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
+	sockperf_pingpong udp 64 3 "/out/sockperf-$bc_name.log" "$@"
+	bc_busy=$(($(proc_counter /proc/net/netstat TcpExt BusyPollRxPackets) - b0))
+	bc_ll=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - l0))
+	echo 0 >"$LL_SYSCTL"
+	echo "# $bc_name: BusyPollRxPackets +$bc_busy, LowLatencyRxPackets +$bc_ll"
+}
+echo $STOCK_US >/proc/sys/net/core/busy_read
+echo $STOCK_US >/proc/sys/net/core/busy_poll
+busy_case intree-recv $STOCK_US
+check "in-tree igb, sysctl $STOCK_US, busy_read: recvfrom busy-polls (BusyPollRxPackets +$bc_busy)" [ "$bc_busy" -gt 0 ]
+check "in-tree igb, sysctl $STOCK_US: LowLatencyRxPackets stays (+$bc_ll)" [ "$bc_ll" -eq 0 ]
+busy_case intree-poll $STOCK_US -F p
+check "in-tree igb, sysctl $STOCK_US, busy_poll: poll() busy-polls (BusyPollRxPackets +$bc_busy)" [ "$bc_busy" -gt 0 ]
+echo 0 >/proc/sys/net/core/busy_read
+echo 0 >/proc/sys/net/core/busy_poll
+rmmod igb
+ip netns del peer 2>/dev/null
+check "the fork loads again" modprobe igb
+check "fork: network up" /llpoll/vm/guest/net-setup
+check "fork: the ll counters are back" sh -c "ethtool -S eth0 | grep -q ll_poll_yield"

@@ -1,0 +1,6 @@
+/* Userspace shim: usleep_range() sleeps its minimum. */
+#ifndef _SHIM_LINUX_DELAY_H
+#define _SHIM_LINUX_DELAY_H
+#include <unistd.h>
+#define usleep_range(min, max)	usleep(min)
+#endif
