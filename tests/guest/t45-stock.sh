@@ -62,7 +62,7 @@ ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12003 3
 i=0
 while [ ! -e /tmp/probe-sync/ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 touch /tmp/probe-sync/go
-sleep 0.2
+sleep 0.05
 spin_ms=$(ethtool_l_ms 1)
 wait "$rpid"
 echo 0 >"$LL_SYSCTL"
