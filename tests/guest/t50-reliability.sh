@@ -291,6 +291,17 @@ gro_toggle() {
 module_reload() {
 	rmmod igb && modprobe igb && /llpoll/vm/guest/net-setup
 }
+# NAPI in a kernel thread instead of softirq, then back
+threaded_toggle() {
+	n=$(nic_of "$1")
+	in_cycle_ns "$1" sh -c "echo 1 >/sys/class/net/$n/threaded && sleep 0.5 && echo 0 >/sys/class/net/$n/threaded"
+}
+# RPS steers every RX queue's packets to both CPUs, then off
+rps_toggle() {
+	n=$(nic_of "$1")
+	in_cycle_ns "$1" sh -c "for q in /sys/class/net/$n/queues/rx-*/rps_cpus; do echo 3 >\$q; done &&
+		sleep 0.5 && for q in /sys/class/net/$n/queues/rx-*/rps_cpus; do echo 0 >\$q; done"
+}
 # RX refill failures through fail_page_alloc, limited by its task filter
 # to the tasks that refill igb's rings from process context: ip while it
 # brings eth0 up, and the ping-pong client whose ll polls refill too.
@@ -317,6 +328,8 @@ fault_cycles "ethtool -G ring resize 256/512" 1 ring_resize
 fault_cycles "ethtool -L combined 1/$channels0" 0 channel_change
 fault_cycles "ethtool -K gro off/on while polling" 1 gro_toggle
 fault_cycles "rmmod/modprobe igb while sockets keep the old NAPI IDs" 0 module_reload
+fault_cycles "threaded NAPI on/off while polling" 1 threaded_toggle
+fault_cycles "RPS to both CPUs on/off while polling" 1 rps_toggle
 if [ -d $FPA ]; then
 	echo 0 >$FPA/probability
 	echo Y >$FPA/task-filter
