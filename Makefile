@@ -17,7 +17,32 @@ DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
-.PHONY: all deps kernel image modules clean dkms-install check check-noll bench soak
+.PHONY: help all deps kernel image modules clean dkms-install check check-noll bench soak
+
+# plain `make` explains instead of building against a kernel tree that a
+# fresh clone does not have yet
+.DEFAULT_GOAL := help
+
+help:
+	@echo 'llpoll: low latency Ethernet device polling for Debian 12 (6.1)'
+	@echo
+	@echo 'Targets (times: 2 cores, QEMU under TCG; fresh / cached):'
+	@echo '  check         all tests: packages, test kernel, guest image, host and'
+	@echo '                guest tests (~55 min / ~15 min)'
+	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
+	@echo '                short one (+~15 min for its kernel / 17 min, QUICK=1 75 s)'
+	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (~2 h)'
+	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
+	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
+	@echo '  kernel        one kernel variant, VARIANT=test|bench|noll'
+	@echo '  image         its guest image, VARIANT=...'
+	@echo '  modules       the forked drivers on this host against KDIR'
+	@echo '                (default: the test kernel; needs `make kernel` first)'
+	@echo '  dkms-install  install the DKMS package on this machine (KVER=...)'
+	@echo '  clean         remove the host build of the forks'
+	@echo
+	@echo 'Output: caches, kernels, images and test logs in $(LLPOLL_CACHE);'
+	@echo 'bench results in bench/results/DATE. Docs: README.md, docs/.'
 
 all: modules
 
