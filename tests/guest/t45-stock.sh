@@ -80,11 +80,11 @@ watchdog_fires() { # SECONDS: napi_watchdog expiries during an iperf3 TCP stream
 	echo 0 >$tr/tracing_on
 	echo >$tr/trace
 	echo 1 >$tr/events/timer/hrtimer_expire_entry/enable
-	iperf3 -s -1 -B "$CLIENT_ADDR" >/tmp/iperf3-s.log 2>&1 &
+	timeout 60 iperf3 -s -1 -B "$CLIENT_ADDR" >/tmp/iperf3-s.log 2>&1 &
 	wf_pid=$!
 	sleep 1
 	echo 1 >$tr/tracing_on
-	ip netns exec peer iperf3 -c "$CLIENT_ADDR" -t "$1" >/tmp/iperf3-c.log 2>&1
+	ip netns exec peer timeout 60 iperf3 -c "$CLIENT_ADDR" -t "$1" >/tmp/iperf3-c.log 2>&1
 	echo 0 >$tr/tracing_on
 	wait "$wf_pid"
 	echo 0 >$tr/events/timer/hrtimer_expire_entry/enable
