@@ -63,7 +63,8 @@ irq_count() {
 
 # sockperf_pingpong PROTO SIZE SECONDS OUTFILE [CLIENT-OPTION...]: server
 # in netns peer on CPU 1, client in the init namespace on CPU 0, blocking
-# recvfrom at both unless the options say otherwise (-F p: poll()).
+# recvfrom at both. With options (-F p: poll()) the client takes the
+# server's address from its feed file, as sockperf wants with -F.
 sockperf_pingpong() {
 	# sh has no locals: sp_* names stay clear of the callers' variables
 	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
@@ -76,8 +77,12 @@ sockperf_pingpong() {
 	ip netns exec peer taskset -c 1 sockperf server -f "$sp_feed" -F r >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
-	# shellcheck disable=SC2086 # $sp_tcp is empty or one word
-	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
+	if [ $# -gt 0 ]; then
+		taskset -c 0 sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
+	else
+		# shellcheck disable=SC2086 # $sp_tcp is empty or one word
+		taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
+	fi
 	sp_rc=$?
 	kill "$sp_pid" 2>/dev/null
 	wait "$sp_pid" 2>/dev/null

@@ -49,13 +49,16 @@ ethtool_l_ms() { # N: milliseconds ethtool -L eth1 combined N takes
 	echo $((($(date +%s%N) - el_t0) / 1000000))
 	wait_oper_up peer eth1
 }
+# the spinner alone on CPU 0, everything else on CPU 1: a task woken on
+# the spinner's CPU would end its spin (need_resched) and the check with it
+taskset -cp 1 $$ >/dev/null
 base_ms=$(ethtool_l_ms 1)
 ethtool_l_ms "$channels" >/dev/null
 rm -rf /tmp/probe-sync
 mkdir -p /tmp/probe-sync
 echo 1000000 >"$LL_SYSCTL"
-# one blocking recv: it spins 1 s, then sleeps until its 3 s timeout
-LLPOLL_SYNC_DIR=/tmp/probe-sync "$PROBE" block "$CLIENT_ADDR" 12003 1 3000 >/tmp/probe-rcu.out 2>&1 &
+# three blocking recvs that time out after 1 s: 3 s of spinning
+LLPOLL_SYNC_DIR=/tmp/probe-sync taskset -c 0 "$PROBE" block "$CLIENT_ADDR" 12003 3 1000 >/tmp/probe-rcu.out 2>&1 &
 rpid=$!
 sleep 0.3
 ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12003 3
@@ -67,7 +70,10 @@ spin_ms=$(ethtool_l_ms 1)
 wait "$rpid"
 echo 0 >"$LL_SYSCTL"
 ethtool_l_ms "$channels" >/dev/null
+taskset -cp 0-1 $$ >/dev/null
 echo "# ethtool -L eth1: ${base_ms} ms alone, ${spin_ms} ms beside a 1 s spin on eth0 ($(cat /tmp/probe-rcu.out))"
+spin_cpu=$(sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p' /tmp/probe-rcu.out)
+check "the 1 s spin ran beside the channel change (CPU ${spin_cpu:-?} us >= 500000)" [ "${spin_cpu:-0}" -ge 500000 ]
 check "ethtool -L beside a 1 s spin takes < 400 ms more than alone (${spin_ms} vs ${base_ms} ms)" \
 	[ "$spin_ms" -lt $((base_ms + 400)) ]
 check "eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
