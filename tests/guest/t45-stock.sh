@@ -1,8 +1,8 @@
 # shellcheck shell=sh
 # llpoll never leaves a socket worse off than the stock kernel: a socket
 # llpoll cannot poll keeps the generic busy poll, an unconnected socket
-# whose NAPI ID went stale finds its queue again, a spin does not hold up
-# synchronize_net(), and at sysctl 0 the fork leaves GRO's batches to NAPI.
+# whose NAPI ID went stale finds its queue again, and at sysctl 0 the fork
+# leaves GRO's batches to NAPI.
 
 STOCK_US=2000
 
@@ -40,24 +40,25 @@ kill "$stale_pid" 2>/dev/null
 wait "$stale_pid" 2>/dev/null
 check "stale NAPI ID: eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
 
-# A 1 s spin on eth0 while another NIC changes channels under RTNL: the
-# spin holds RCU for one pass at a time, so synchronize_net() does not
-# wait for the window. Against the same change with no spin.
+# A spin on eth0 while another NIC changes channels under RTNL: the spin
+# holds RCU for one pass at a time, so synchronize_net() does not wait for
+# the window. Reported, not judged: under TCG other work on the spinner's
+# CPU ends a 1 s spin (need_resched) after ~0.2 s, so a spin that held RCU
+# throughout would delay the change little more than this one does.
 ethtool_l_ms() { # N: milliseconds ethtool -L eth1 combined N takes
 	el_t0=$(date +%s%N)
 	ip netns exec peer ethtool -L eth1 combined "$1"
 	echo $((($(date +%s%N) - el_t0) / 1000000))
 	wait_oper_up peer eth1
 }
-# the spinner alone on CPU 0, everything else on CPU 1: a task woken on
-# the spinner's CPU would end its spin (need_resched) and the check with it
+# the spinner on CPU 0, everything else on CPU 1
 taskset -cp 1 $$ >/dev/null
 base_ms=$(ethtool_l_ms 1)
 ethtool_l_ms "$channels" >/dev/null
 rm -rf /tmp/probe-sync
 mkdir -p /tmp/probe-sync
 echo 1000000 >"$LL_SYSCTL"
-# three blocking recvs that time out after 1 s: 3 s of spinning
+# three blocking recvs that time out after 1 s each, spinning meanwhile
 LLPOLL_SYNC_DIR=/tmp/probe-sync taskset -c 0 "$PROBE" block "$CLIENT_ADDR" 12003 3 1000 >/tmp/probe-rcu.out 2>&1 &
 rpid=$!
 sleep 0.3
@@ -71,11 +72,7 @@ wait "$rpid"
 echo 0 >"$LL_SYSCTL"
 ethtool_l_ms "$channels" >/dev/null
 taskset -cp 0-1 $$ >/dev/null
-echo "# ethtool -L eth1: ${base_ms} ms alone, ${spin_ms} ms beside a 1 s spin on eth0 ($(cat /tmp/probe-rcu.out))"
-spin_cpu=$(sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p' /tmp/probe-rcu.out)
-check "the 1 s spin ran beside the channel change (CPU ${spin_cpu:-?} us >= 500000)" [ "${spin_cpu:-0}" -ge 500000 ]
-check "ethtool -L beside a 1 s spin takes < 400 ms more than alone (${spin_ms} vs ${base_ms} ms)" \
-	[ "$spin_ms" -lt $((base_ms + 400)) ]
+echo "# ethtool -L eth1: ${base_ms} ms alone, ${spin_ms} ms beside a spinning socket on eth0 ($(cat /tmp/probe-rcu.out))"
 check "eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
 
 # At sysctl 0 the fork flushes nothing before napi_complete_done(): with
