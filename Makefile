@@ -28,9 +28,9 @@ help:
 	@echo
 	@echo 'Targets (times: 2 cores, QEMU under TCG; fresh / cached):'
 	@echo '  check         all tests: packages, test kernel, guest image, host and'
-	@echo '                guest tests (~55 min / ~15 min)'
+	@echo '                guest tests (~55 min / 15-26 min)'
 	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
-	@echo '                short one (+~15 min for its kernel / 17 min, QUICK=1 75 s)'
+	@echo '                short one (+26 min for its kernel / 17 min, QUICK=1 ~2 min)'
 	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (~2 h)'
 	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
 	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
