@@ -22,7 +22,7 @@ result() { # NAME STATUS
 # the guest tools, static, into RUNDIR (the guest's /out)
 build_guest_tools() { # RUNDIR
 	local t
-	for t in llpoll-probe llpoll-traffic; do
+	for t in llpoll-probe llpoll-traffic llpoll-xdp; do
 		gcc -O2 -Wall -Wextra -Werror -static -o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
 	done
 }

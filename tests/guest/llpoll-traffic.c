@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * llpoll-traffic: traffic with its own loss and order checks, for the
- * reliability suite (tests/guest/t50-reliability.sh).
+ * reliability suite (tests/guest/t50-reliability.sh). ADDR is an IPv4 or
+ * IPv6 literal.
  *
  *   udp-echo ADDR PORT                      echo every datagram back
  *   udp-ping ADDR PORT MS TIMEOUT_MS        numbered requests to an echo
@@ -52,31 +53,41 @@ static void die(const char *what)
 	exit(2);
 }
 
-static void set_addr(struct sockaddr_in *sin, const char *addr, int port)
+/* ADDR, an IPv4 or IPv6 literal, and PORT: the socket address' length */
+static socklen_t set_addr(struct sockaddr_storage *ss, const char *addr, int port)
 {
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons(port);
-	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		fprintf(stderr, "bad address %s\n", addr);
-		exit(2);
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		return sizeof(*sin);
 	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(port);
+		return sizeof(*sin6);
+	}
+	fprintf(stderr, "bad address %s\n", addr);
+	exit(2);
 }
 
 static int bound_socket(int type, const char *addr, int port)
 {
-	struct sockaddr_in sin;
-	int one = 1, fd = socket(AF_INET, type, 0);
+	struct sockaddr_storage sin;
+	socklen_t len = set_addr(&sin, addr, port);
+	int one = 1, fd = socket(sin.ss_family, type, 0);
 	int rcvbuf = 4 << 20;
 
 	if (fd < 0)
 		die("socket");
-	set_addr(&sin, addr, port);
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* room for a burst while the receiver is descheduled */
 	if (type == SOCK_DGRAM)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+	if (bind(fd, (struct sockaddr *)&sin, len))
 		die("bind");
 	return fd;
 }
@@ -91,7 +102,7 @@ static void set_timeout_ms(int fd, long ms)
 static void __attribute__((noreturn)) udp_echo(const char *addr, int port)
 {
 	int fd = bound_socket(SOCK_DGRAM, addr, port);
-	struct sockaddr_in from;
+	struct sockaddr_storage from;
 	char buf[2048];
 
 	for (;;) {
@@ -116,8 +127,9 @@ static int udp_ping(const char *addr, int port, long ms, int timeout_ms)
 {
 	long long requests = 0, replies = 0, timeouts = 0, late = 0;
 	long long end = now_us() + ms * 1000LL, last = now_us(), gap = 0;
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in to;
+	struct sockaddr_storage to;
+	socklen_t to_len = set_addr(&to, addr, port);
+	int fd = socket(to.ss_family, SOCK_DGRAM, 0);
 	struct sigaction sa;
 	uint64_t seq, got;
 
@@ -126,12 +138,11 @@ static int udp_ping(const char *addr, int port, long ms, int timeout_ms)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_term;	/* no SA_RESTART: a wait ends at once */
 	sigaction(SIGTERM, &sa, NULL);
-	set_addr(&to, addr, port);
 	set_timeout_ms(fd, timeout_ms);
 	for (seq = 0; !stop && now_us() < end; seq++) {
 		requests++;
 		if (sendto(fd, &seq, sizeof(seq), 0, (struct sockaddr *)&to,
-			   sizeof(to)) < 0) {
+			   to_len) < 0) {
 			/* link or route gone during a fault: try again */
 			timeouts++;
 			usleep(timeout_ms * 1000);
@@ -164,28 +175,32 @@ static int udp_ping(const char *addr, int port, long ms, int timeout_ms)
 static int udp_seq_send(const char *addr, int port, int nports, long count,
 			long gap_us)
 {
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in to[MAX_PORTS];
+	struct sockaddr_storage to[MAX_PORTS];
 	long long next = now_us(), requeued = 0;
+	socklen_t to_len = 0;
 	uint64_t seq;
-	int i, one = 1;
+	int fd, i, one = 1;
 
+	for (i = 0; i < nports; i++)
+		to_len = set_addr(&to[i], addr, port + i);
+	fd = socket(to[0].ss_family, SOCK_DGRAM, 0);
 	if (fd < 0)
 		die("socket");
-	for (i = 0; i < nports; i++)
-		set_addr(&to[i], addr, port + i);
 	/* a full qdisc drops a datagram silently unless IP_RECVERR asks for
 	 * ENOBUFS: then it is sent again, so that a loss the receiver counts
 	 * happened after the sender's queue
 	 */
-	setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+	if (to[0].ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
+	else
+		setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
 	for (seq = 0; seq < (uint64_t)count; seq++) {
 		for (i = 0; i < nports; i++) {
 			int tries = 0;
 
 			/* ECONNREFUSED reports an earlier datagram's ICMP */
 			while (sendto(fd, &seq, sizeof(seq), 0,
-				      (struct sockaddr *)&to[i], sizeof(to[i])) < 0) {
+				      (struct sockaddr *)&to[i], to_len) < 0) {
 				if ((errno != ENOBUFS && errno != EAGAIN &&
 				     errno != ECONNREFUSED) || ++tries > 1000)
 					die("sendto");
@@ -349,15 +364,15 @@ static int tcp_source(const char *addr, int port, long long bytes)
 {
 	int fd = -1, tries;
 	unsigned char buf[65536];
-	struct sockaddr_in to;
+	struct sockaddr_storage to;
+	socklen_t to_len = set_addr(&to, addr, port);
 	long long off = 0;
 
-	set_addr(&to, addr, port);
 	for (tries = 0; tries < 100; tries++) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
+		fd = socket(to.ss_family, SOCK_STREAM, 0);
 		if (fd < 0)
 			die("socket");
-		if (!connect(fd, (struct sockaddr *)&to, sizeof(to)))
+		if (!connect(fd, (struct sockaddr *)&to, to_len))
 			break;
 		close(fd);
 		fd = -1;

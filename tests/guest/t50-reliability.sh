@@ -8,6 +8,7 @@
 SOAK_SECS=${SOAK_SECS:-40}
 SOAK_CYCLES=${SOAK_CYCLES:-2}
 TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
+XDP=${XDP:-/out/llpoll-xdp}
 RESUME_S=20	# after a fault, traffic must flow again within this
 ECHO_PORT=14000
 LL_US=${LL_US:-2000}
@@ -224,6 +225,55 @@ check "load: NIC error and drop counters did not grow (+$errs; QEMU's undersize 
 	$2 ~ re && $3 != o[$1 $2] { print "# " $1 " " $2 " " o[$1 $2] " -> " $3 }' /tmp/load.before /tmp/load.after
 check "load: ethtool -S readers in a tight loop ($rd_res)" readers_clean
 
+# ---- IPv6: ping-pong over 2001:2::/64 (RFC 5180, benchmarking) ----
+# net-setup keeps IPv6 off for the load phase's frame accounting; here it
+# is on, with static addresses, no DAD and no router solicitations. The
+# same run with interrupts, then with llpoll: nothing lost or late in
+# either, and llpoll polls the IPv6 sockets.
+V6_CLIENT=2001:2::1
+V6_SERVER=2001:2::2
+ipv6_on() { # NS IFACE ADDR
+	in_ns "$1" sh -c "echo 0 >/proc/sys/net/ipv6/conf/$2/router_solicitations &&
+		echo 0 >/proc/sys/net/ipv6/conf/$2/accept_dad &&
+		echo 0 >/proc/sys/net/ipv6/conf/$2/disable_ipv6" &&
+		in_ns "$1" ip addr replace "$3/64" dev "$2" nodad
+}
+ipv6_off() { # NS IFACE
+	in_ns "$1" sh -c "echo 1 >/proc/sys/net/ipv6/conf/$2/disable_ipv6"
+}
+v6_secs=$((SOAK_SECS / 8 > 3 ? SOAK_SECS / 8 : 3))
+# v6_pingpong SYSCTL: v6_secs of requests, each waiting up to 1 s
+v6_pingpong() {
+	echo "$1" >"$LL_SYSCTL"
+	v6_ll0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
+	taskset -c 0 "$TRAFFIC" udp-ping "$V6_SERVER" $ECHO_PORT $((v6_secs * 1000)) 1000 >/tmp/v6-ping.out
+	v6_ll=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - v6_ll0))
+	echo 0 >"$LL_SYSCTL"
+	v6_res=$(cat /tmp/v6-ping.out)
+}
+v6_clean() { # after v6_pingpong: replies, none timed out or late
+	case $v6_res in *" replies=0 "* | *" timeouts="[!0]* | *" late="[!0]*) return 1 ;; esac
+	case $v6_res in *" replies="*) return 0 ;; esac
+	return 1
+}
+if ipv6_on "" eth0 $V6_CLIENT && ipv6_on peer eth1 $V6_SERVER; then
+	ip netns exec peer taskset -c 1 "$TRAFFIC" udp-echo "$V6_SERVER" $ECHO_PORT &
+	v6_echo=$!
+	sleep 0.5
+	v6_pingpong 0
+	check "ipv6: $v6_secs s UDP ping-pong on interrupts, none lost or late ($v6_res)" v6_clean
+	v6_pingpong "$LL_US"
+	check "ipv6: $v6_secs s UDP ping-pong with llpoll, none lost or late ($v6_res)" v6_clean
+	check "ipv6: llpoll polled the IPv6 sockets (LowLatencyRxPackets +$v6_ll)" [ "$v6_ll" -gt 0 ]
+	echo "# figure: ipv6 llpoll $v6_res low_latency_rx=$v6_ll"
+	kill "$v6_echo"
+	wait "$v6_echo" 2>/dev/null
+else
+	not_ok "ipv6: static addresses on eth0 and eth1"
+fi
+ipv6_off "" eth0
+ipv6_off peer eth1
+
 # ---- faults, each SOAK_CYCLES times under ping-pong and iperf3 ----
 # resume_ms: ms until an ll-polled UDP request gets its reply again
 resume_ms() {
@@ -241,7 +291,7 @@ resume_ms() {
 fault_cycles() {
 	fc_name=$1 fc_keep=$2
 	shift 2
-	fc_i=0 fc_failed=0 fc_slow=0 fc_max=0 fc_insane=0
+	fc_i=0 fc_failed=0 fc_slow=0 fc_max=0 fc_insane=0 fc_unpolled=0
 	fc_t0=$(date +%s)
 	while [ $fc_i -lt "$SOAK_CYCLES" ]; do
 		nic_snapshot /tmp/fault.before
@@ -253,13 +303,22 @@ fault_cycles() {
 		fi
 		nic_snapshot /tmp/fault.after
 		ll_sane /tmp/fault.before /tmp/fault.after "$fc_keep" || fc_insane=$((fc_insane + 1))
+		# the echo server's socket is unconnected: it must find eth1's
+		# queue again (its NAPI ID may be stale) within 1 s of traffic
+		fc_c0=$(echo_cleaned)
+		"$TRAFFIC" udp-ping "$SERVER_ADDR" $ECHO_PORT 1000 100 >/dev/null
+		[ "$(echo_cleaned)" -gt "$fc_c0" ] || fc_unpolled=$((fc_unpolled + 1))
 		fc_i=$((fc_i + 1))
 	done
 	check "fault $fc_name: $SOAK_CYCLES cycles under traffic, every step succeeded ($fc_failed failed)" [ $fc_failed -eq 0 ]
 	check "fault $fc_name: traffic resumed within $RESUME_S s every time (slowest $fc_max ms, $fc_slow too slow)" [ $fc_slow -eq 0 ]
 	check "fault $fc_name: ll counters sane after every cycle (no wrap$([ "$fc_keep" = 1 ] && echo ', monotonic'))" [ $fc_insane -eq 0 ]
+	check "fault $fc_name: the unconnected echo server polled eth1 within 1 s after every cycle ($fc_unpolled cycles without)" \
+		[ $fc_unpolled -eq 0 ]
 	echo "# figure: fault $fc_name cycles=$SOAK_CYCLES max_resume_ms=$fc_max seconds=$(($(date +%s) - fc_t0))"
 }
+# what pollers cleaned from eth1's queues, where the echo server listens
+echo_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 # a cycle works on eth0, then on eth1 in peer, in turn
 nic_of() { if [ $(($1 % 2)) -eq 0 ]; then echo eth0; else echo eth1; fi; }
 ns_of() { if [ $(($1 % 2)) -eq 0 ]; then echo ""; else echo peer; fi; }
@@ -315,6 +374,55 @@ refill_failures() {
 		sleep 1 && echo 0 >$FPA/probability && echo 0 >"/proc/$fault_ping/make-it-fail" && wait_oper_up "" eth0
 }
 alloc_failed() { nic_sum "" eth0 '^rx_queue_[0-9]+_alloc_failed:$'; }
+# XDP: attaching a program resets igb's rings, replacing it swaps the
+# rings' program pointers under traffic, detaching resets them again
+xdp_cycle() {
+	n=$(nic_of "$1")
+	for xc_mode in pass drop tx pass; do
+		in_cycle_ns "$1" "$XDP" "$n" $xc_mode && sleep 0.2 || return 1
+	done
+	in_cycle_ns "$1" ip link show dev "$n" | grep -q 'prog/xdp' &&
+		in_cycle_ns "$1" "$XDP" "$n" off && cycle_nic_up "$1" &&
+		! in_cycle_ns "$1" ip link show dev "$n" | grep -q 'prog/xdp'
+}
+# netconsole: a configfs target on eth0 (netconsole binds only devices of
+# the initial namespace) to a port nobody listens on in peer, so peer's
+# Udp NoPorts counts what arrived; a flood of kernel messages through it.
+# When eth0's TX lock is busy, netpoll polls eth0's NAPIs with budget 0.
+NC=/sys/kernel/config/netconsole/llpoll
+NC_MSGS=500
+netconsole_ready() {
+	modprobe netconsole || return 1
+	[ -d "${NC%/*}" ] || mount -t configfs none /sys/kernel/config
+	[ -d "${NC%/*}" ]
+}
+netconsole_noports() { proc_counter /proc/net/snmp Udp NoPorts peer; }
+netconsole_flood() {
+	mkdir $NC && echo eth0 >$NC/dev_name && echo "$CLIENT_ADDR" >$NC/local_ip &&
+		echo "$SERVER_ADDR" >$NC/remote_ip && echo 6666 >$NC/remote_port &&
+		ip netns exec peer cat /sys/class/net/eth1/address >$NC/remote_mac && echo 1 >$NC/enabled || return 1
+	nf_i=0
+	while [ $nf_i -lt $NC_MSGS ]; do
+		echo "<4>llpoll netconsole flood $1 $nf_i" >/dev/kmsg
+		nf_i=$((nf_i + 1))
+	done
+	echo 0 >$NC/enabled && rmdir $NC
+}
+# 3 more udp-ping clients: 4 pollers on eth0 through a fault
+extra_pollers_start() {
+	xp_pids=""
+	for xp_i in 1 2 3; do
+		"$TRAFFIC" udp-ping "$SERVER_ADDR" $ECHO_PORT $((SOAK_CYCLES * 120000)) 100 >/tmp/extra-ping-$xp_i.out &
+		xp_pids="$xp_pids $!"
+	done
+}
+extra_pollers_stop() { # true when each got replies
+	# shellcheck disable=SC2086 # one word per pid
+	kill $xp_pids 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $xp_pids 2>/dev/null
+	! grep -L 'replies=[1-9]' /tmp/extra-ping-[123].out | grep -q .
+}
 
 echo "$LL_US" >"$LL_SYSCTL"
 echo_start
@@ -330,6 +438,33 @@ fault_cycles "ethtool -K gro off/on while polling" 1 gro_toggle
 fault_cycles "rmmod/modprobe igb while sockets keep the old NAPI IDs" 0 module_reload
 fault_cycles "threaded NAPI on/off while polling" 1 threaded_toggle
 fault_cycles "RPS to both CPUs on/off while polling" 1 rps_toggle
+extra_pollers_start
+fault_cycles "XDP attach PASS, replace DROP/TX/PASS, detach, 4 pollers spinning" 1 xdp_cycle
+check "fault XDP: the 4 pollers kept getting replies" extra_pollers_stop
+if netconsole_ready; then
+	tr=/sys/kernel/debug/tracing
+	echo 'p:llpoll_netpoll netpoll_poll_dev' >$tr/kprobe_events
+	echo 1 >$tr/events/kprobes/llpoll_netpoll/enable
+	printk0=$(cat /proc/sys/kernel/printk) devkmsg0=$(cat /proc/sys/kernel/printk_devkmsg)
+	echo 5 >/proc/sys/kernel/printk	# level 4 reaches the consoles
+	echo on >/proc/sys/kernel/printk_devkmsg
+	np0=$(netconsole_noports)
+	extra_pollers_start
+	fault_cycles "netconsole flood ($NC_MSGS kernel messages) on eth0, 4 pollers spinning" 1 netconsole_flood
+	check "fault netconsole: the 4 pollers kept getting replies" extra_pollers_stop
+	echo "$printk0" >/proc/sys/kernel/printk
+	echo "$devkmsg0" >/proc/sys/kernel/printk_devkmsg
+	np=$(($(netconsole_noports) - np0))
+	echo 0 >$tr/events/kprobes/llpoll_netpoll/enable
+	np_polls=$(awk '$1 == "llpoll_netpoll" { print $2 }' $tr/kprobe_profile)
+	echo >$tr/kprobe_events
+	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)))" \
+		[ "$np" -ge $((SOAK_CYCLES * NC_MSGS)) ]
+	echo "# figure: fault netconsole messages=$((SOAK_CYCLES * NC_MSGS)) received=$np netpoll_poll_dev=$np_polls"
+	rmmod netconsole
+else
+	not_ok "fault netconsole: netconsole loads with configfs targets (CONFIG_NETCONSOLE_DYNAMIC)"
+fi
 if [ -d $FPA ]; then
 	echo 0 >$FPA/probability
 	echo Y >$FPA/task-filter
