@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * llpoll-traffic: traffic with its own loss and order checks, for the
  * reliability suite (tests/guest/t50-reliability.sh). ADDR is an IPv4 or

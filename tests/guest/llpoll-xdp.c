@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * llpoll-xdp: attach, replace or detach a native (driver mode) XDP program
  * on a NIC, for the reliability suite's XDP faults. The programs are two
