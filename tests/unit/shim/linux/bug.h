@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Userspace shim: a WARN_ON is a test failure, counted by the test. */
 #ifndef _SHIM_LINUX_BUG_H
 #define _SHIM_LINUX_BUG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Userspace shim: usleep_range() sleeps its minimum. */
 #ifndef _SHIM_LINUX_DELAY_H
 #define _SHIM_LINUX_DELAY_H

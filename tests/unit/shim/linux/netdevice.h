@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Userspace shim: a NAPI is a flag that says whether it is enabled. */
 #ifndef _SHIM_LINUX_NETDEVICE_H
 #define _SHIM_LINUX_NETDEVICE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Userspace shim: spinlocks are pthread mutexes; BH variants are the same. */
 #ifndef _SHIM_LINUX_SPINLOCK_H
 #define _SHIM_LINUX_SPINLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Userspace shim: 64-bit counters as in a 64-bit kernel, a sequence count
  * that the test can check for writer overlap.
  */
