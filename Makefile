@@ -17,7 +17,7 @@ DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
-.PHONY: help all deps kernel image modules clean dkms-install check check-noll bench soak
+.PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall check check-noll bench soak
 
 # plain `make` explains instead of building against a kernel tree that a
 # fresh clone does not have yet
@@ -39,6 +39,8 @@ help:
 	@echo '  modules       the forked drivers on this host against KDIR'
 	@echo '                (default: the test kernel; needs `make kernel` first)'
 	@echo '  dkms-install  install the DKMS package on this machine (KVER=...)'
+	@echo '  dkms-uninstall  remove it for every kernel: the in-tree drivers'
+	@echo '                are used again'
 	@echo '  clean         remove the host build of the forks'
 	@echo
 	@echo 'Output: caches, kernels, images and test logs in $(LLPOLL_CACHE);'
@@ -75,6 +77,12 @@ dkms-install:
 	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
 	dkms add llpoll/$(VERSION)
 	dkms install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
+
+# remove the DKMS package for every kernel and its source copy; dkms runs
+# depmod, so modprobe finds the in-tree drivers again
+dkms-uninstall:
+	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
+	rm -rf $(DKMS_SRC)
 
 check: deps
 	vm/kernel test

@@ -8,6 +8,9 @@ SERVER_ADDR=198.18.0.2
 # shellcheck disable=SC2034
 CLIENT_ADDR=198.18.0.1
 PROBE=${PROBE:-/out/llpoll-probe}
+# the DKMS package's version (dkms.conf is its home)
+# shellcheck disable=SC2034
+LLPOLL_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /llpoll/dkms.conf)
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }

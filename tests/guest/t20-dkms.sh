@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # The DKMS package: build and install the forks, load them.
 
-version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /llpoll/dkms.conf)
+version=$LLPOLL_VERSION
 kver=$(uname -r)
 t0=$(date +%s)
 # through the host's compiler cache (vm/run shares it): DKMS still runs
