@@ -460,6 +460,8 @@ if netconsole_ready; then
 	echo >$tr/kprobe_events
 	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)))" \
 		[ "$np" -ge $((SOAK_CYCLES * NC_MSGS)) ]
+	check "fault netconsole: netpoll polled eth0's NAPIs with budget 0 (netpoll_poll_dev ${np_polls:-0} times)" \
+		[ "${np_polls:-0}" -gt 0 ]
 	echo "# figure: fault netconsole messages=$((SOAK_CYCLES * NC_MSGS)) received=$np netpoll_poll_dev=$np_polls"
 	rmmod netconsole
 else
