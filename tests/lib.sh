@@ -26,9 +26,31 @@ build_guest_tools() { # RUNDIR
 		gcc -O2 -Wall -Wextra -Werror -static -o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
 	done
 }
+# guest_label: the result and comment lines of guest output, labelled
+guest_label() {
+	grep -E '^(ok|not ok|skip) - |^# ' | sed -E 's/^(not ok|ok|skip) - /&guest: /'
+}
 # guest_results RUNDIR: the guest's result and comment lines, labelled
-guest_results() {
-	grep -E '^(ok|not ok|skip) - |^# ' "$1/guest.log" | sed -E 's/^(not ok|ok|skip) - /&guest: /'
+guest_results() { guest_label <"$1/guest.log"; }
+# guest_follow RUNDIR PID: the same while the guest runs, line by line
+# as the guest writes RUNDIR/output.log (shared live), until vm/run (PID)
+# has ended and the last line is read
+guest_follow() {
+	local shown=0 total alive
+	while :; do
+		alive=0
+		kill -0 "$2" 2>/dev/null && alive=1
+		if [ -f "$1/output.log" ]; then
+			# complete lines only: wc -l counts newlines
+			total=$(wc -l <"$1/output.log")
+			if [ "$total" -gt "$shown" ]; then
+				sed -n "$((shown + 1)),${total}p" "$1/output.log" | guest_label || true
+				shown=$total
+			fi
+		fi
+		[ "$alive" = 1 ] || break
+		sleep 2
+	done
 }
 summary() {
 	echo "$pass passed, $fail failed, $skipped skipped"
