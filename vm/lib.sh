@@ -6,10 +6,7 @@ LLPOLL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LLPOLL_CACHE=${LLPOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llpoll}
 LLPOLL_SRC=$LLPOLL_CACHE/linux-source-6.1
 LLPOLL_LOGS=$LLPOLL_CACHE/logs
-# QEMU's accelerator for every guest: TCG (KVM hangs guests in firmware
-# on the machines this was built on)
-LLPOLL_ACCEL=tcg
-export LLPOLL_TOP LLPOLL_CACHE LLPOLL_SRC LLPOLL_LOGS LLPOLL_ACCEL
+export LLPOLL_TOP LLPOLL_CACHE LLPOLL_SRC LLPOLL_LOGS
 mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
 
 die() {
