@@ -31,7 +31,7 @@ help:
 	@echo '                guest tests (~55 min / 15-26 min)'
 	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
 	@echo '                short one (+26 min for its kernel / 17 min, QUICK=1 ~2 min)'
-	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (~2 h)'
+	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (over 2 h)'
 	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
 	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
 	@echo '  kernel        one kernel variant, VARIANT=test|bench|noll'
