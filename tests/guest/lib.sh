@@ -38,6 +38,8 @@ ll_total() {
 	echo $(($(nic_sum "" eth0 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$') +
 		$(nic_sum peer eth1 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$')))
 }
+# what pollers cleaned from eth1's queues (in peer)
+peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 ll_cleaned() {
 	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$')))
 }

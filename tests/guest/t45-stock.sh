@@ -6,7 +6,6 @@
 
 STOCK_US=2000
 
-peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 peer_channels() { ip netns exec peer ethtool -l eth1 | awk '/^Combined:/ { n = $2 } END { print n }'; }
 
 # A long-lived unconnected UDP server (sockperf in peer, on eth1) takes its

@@ -305,9 +305,9 @@ fault_cycles() {
 		ll_sane /tmp/fault.before /tmp/fault.after "$fc_keep" || fc_insane=$((fc_insane + 1))
 		# the echo server's socket is unconnected: it must find eth1's
 		# queue again (its NAPI ID may be stale) within 1 s of traffic
-		fc_c0=$(echo_cleaned)
+		fc_c0=$(peer_cleaned)
 		"$TRAFFIC" udp-ping "$SERVER_ADDR" $ECHO_PORT 1000 100 >/dev/null
-		[ "$(echo_cleaned)" -gt "$fc_c0" ] || fc_unpolled=$((fc_unpolled + 1))
+		[ "$(peer_cleaned)" -gt "$fc_c0" ] || fc_unpolled=$((fc_unpolled + 1))
 		fc_i=$((fc_i + 1))
 	done
 	check "fault $fc_name: $SOAK_CYCLES cycles under traffic, every step succeeded ($fc_failed failed)" [ $fc_failed -eq 0 ]
@@ -317,8 +317,6 @@ fault_cycles() {
 		[ $fc_unpolled -eq 0 ]
 	echo "# figure: fault $fc_name cycles=$SOAK_CYCLES max_resume_ms=$fc_max seconds=$(($(date +%s) - fc_t0))"
 }
-# what pollers cleaned from eth1's queues, where the echo server listens
-echo_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 # a cycle works on eth0, then on eth1 in peer, in turn
 nic_of() { if [ $(($1 % 2)) -eq 0 ]; then echo eth0; else echo eth1; fi; }
 ns_of() { if [ $(($1 % 2)) -eq 0 ]; then echo ""; else echo peer; fi; }
