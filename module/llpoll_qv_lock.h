@@ -8,13 +8,33 @@
  *
  *   IDLE --lock_napi--> NAPI --unlock_napi--> IDLE
  *   IDLE --lock_poll--> POLL --unlock_poll--> IDLE
- *   owned --lock_napi--> +NAPI_YIELD (NAPI returns its budget: it stays
- *                        scheduled and tries again)
+ *   owned --lock_napi--> +NAPI_YIELD (NAPI completes; the poller
+ *                        schedules it again when it unlocks)
  *   owned --lock_poll--> +POLL_YIELD (the poller returns LL_FLUSH_BUSY)
  *   any   --disable----> +DISABLE (sticky until enable; no new owner)
  *
- * The spinlock guards only the state word and the yield counters, never
- * the rings. The counters are read with u64_stats, like ring counters.
+ * The spinlock guards only the state word, the interrupt hold below and
+ * the counters, never the rings. The counters are read with u64_stats,
+ * like ring counters.
+ *
+ * Interrupt hold: a socket whose wait spins joins the q_vector as a poller
+ * (llpoll_qv_enter(), ndo_ll_poll's LL_POLL_ENTER) and the first one makes
+ * the driver mask the q_vector's interrupt (irq_hold), so that pollers,
+ * not NAPI, take its packets. Meanwhile NAPI completes without re-arming
+ * the interrupt (llpoll_qv_napi_rearm()) and, when it finds a poller
+ * owning the rings, completes at once instead of returning its budget
+ * (the poller schedules it again when it unlocks, unless the hold is on).
+ * The interrupt is handed back, by scheduling NAPI, whose completion
+ * re-arms it:
+ *   - when the last poller leaves without data (LL_POLL_IDLE): its caller
+ *     is about to sleep;
+ *   - by the hold timer, when no poller has passed for a whole
+ *     LLPOLL_QV_HOLD_US period: a poller that found data usually comes
+ *     back at once (request/response), and the hold stays on meanwhile,
+ *     but a packet never waits more than two periods with no one polling;
+ *   - when the q_vector is disabled (interface down, ring changes).
+ * While the hold is on, NAPI runs only when a poller enters (to clean TX
+ * completions, which pollers leave to it) or at a hand-back.
  *
  * A fork disables and enables a q_vector's NAPI only through
  * llpoll_napi_disable() and llpoll_napi_enable(), which move the lock to
@@ -28,6 +48,7 @@
 
 #include <linux/bug.h>
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -45,23 +66,63 @@
 #define LLPOLL_QV_LOCKED	(LLPOLL_QV_OWNED | LLPOLL_QV_STATE_DISABLE)
 #define LLPOLL_QV_USER_PEND	(LLPOLL_QV_STATE_POLL | LLPOLL_QV_STATE_POLL_YIELD)
 
+/* Hold timer period: with no poller pass for a whole period the interrupt
+ * is handed back, so between one and two periods after the last pass.
+ * Long enough for a request/response program to come back under QEMU's
+ * TCG (round trips of 0.3-0.7 ms), short against a sleeping socket's
+ * wake-up.
+ */
+#define LLPOLL_QV_HOLD_US		200
+#define LLPOLL_QV_HOLD_PERIOD	ns_to_ktime(LLPOLL_QV_HOLD_US * NSEC_PER_USEC)
+
 #ifdef CONFIG_INET_LL_RX_POLL
+struct llpoll_qv;
+
+/*
+ * driver, under the lock: @hold, mask the q_vector's interrupt, false if
+ * it cannot be masked alone (one vector for the whole device); !@hold,
+ * the hold ends and NAPI is about to run: forget the interrupt causes
+ * that packets raised while masked (the pollers served them), so that
+ * NAPI's re-arm does not fire at once for nothing
+ */
+typedef bool (*llpoll_qv_irq_hold_t)(struct llpoll_qv *qv, bool hold);
+
 struct llpoll_qv {
-	spinlock_t lock;		/* guards state and the yield counters */
+	spinlock_t lock;		/* guards all below but the timer */
 	unsigned int state;
+	unsigned int pollers;		/* spinning waits that entered */
+	bool irq_held;			/* the interrupt is masked for them */
+	bool poll_seen;			/* a poller passed this timer period */
+	struct napi_struct *napi;	/* scheduled to hand the interrupt back */
+	llpoll_qv_irq_hold_t irq_hold;
+	struct hrtimer hold_timer;
 	struct u64_stats_sync syncp;	/* written under lock */
 	u64_stats_t napi_yields;	/* NAPI found a poller owning it */
 	u64_stats_t poll_yields;	/* a poller found it owned */
+	u64_stats_t handbacks;		/* the last poller left without data */
+	u64_stats_t timer_handbacks;	/* the hold timer found no poller */
 };
 
+static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer);
+
 /* when the q_vector is allocated: the counters start at 0 */
-static inline void llpoll_qv_init(struct llpoll_qv *qv)
+static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
+				  llpoll_qv_irq_hold_t irq_hold)
 {
 	spin_lock_init(&qv->lock);
 	u64_stats_init(&qv->syncp);
 	u64_stats_set(&qv->napi_yields, 0);
 	u64_stats_set(&qv->poll_yields, 0);
+	u64_stats_set(&qv->handbacks, 0);
+	u64_stats_set(&qv->timer_handbacks, 0);
 	qv->state = LLPOLL_QV_STATE_DISABLE;
+	qv->pollers = 0;
+	qv->irq_held = false;
+	qv->poll_seen = false;
+	qv->napi = napi;
+	qv->irq_hold = irq_hold;
+	hrtimer_init(&qv->hold_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qv->hold_timer.function = llpoll_qv_hold_expired;
 }
 
 /* before napi_enable(): the q_vector is free to take */
@@ -72,7 +133,7 @@ static inline void llpoll_qv_enable(struct llpoll_qv *qv)
 	spin_unlock_bh(&qv->lock);
 }
 
-static inline void llpoll_qv_count_yield(struct llpoll_qv *qv, u64_stats_t *ctr)
+static inline void llpoll_qv_count(struct llpoll_qv *qv, u64_stats_t *ctr)
 {
 	u64_stats_update_begin(&qv->syncp);
 	u64_stats_inc(ctr);
@@ -91,7 +152,22 @@ static inline void llpoll_qv_read_yields(struct llpoll_qv *qv, u64 *napi_yields,
 	} while (u64_stats_fetch_retry(&qv->syncp, start));
 }
 
-/* NAPI poll, in softirq: true if NAPI now owns the q_vector */
+static inline void llpoll_qv_read_handbacks(struct llpoll_qv *qv, u64 *handbacks,
+					    u64 *timer_handbacks)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&qv->syncp);
+		*handbacks = u64_stats_read(&qv->handbacks);
+		*timer_handbacks = u64_stats_read(&qv->timer_handbacks);
+	} while (u64_stats_fetch_retry(&qv->syncp, start));
+}
+
+/* NAPI poll, in softirq: true if NAPI now owns the q_vector. If not, a
+ * poller owns it: NAPI completes without re-arming the interrupt, and the
+ * poller schedules it again when it unlocks (or at the hand-back).
+ */
 static inline bool llpoll_qv_lock_napi(struct llpoll_qv *qv)
 {
 	bool owned = true;
@@ -100,7 +176,7 @@ static inline bool llpoll_qv_lock_napi(struct llpoll_qv *qv)
 	if (qv->state & LLPOLL_QV_LOCKED) {
 		WARN_ON(qv->state & LLPOLL_QV_STATE_NAPI);
 		qv->state |= LLPOLL_QV_STATE_NAPI_YIELD;
-		llpoll_qv_count_yield(qv, &qv->napi_yields);
+		llpoll_qv_count(qv, &qv->napi_yields);
 		owned = false;
 	} else {
 		/* a yield recorded earlier has been served by now */
@@ -129,9 +205,10 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	bool owned = true;
 
 	spin_lock_bh(&qv->lock);
+	qv->poll_seen = true;
 	if (qv->state & LLPOLL_QV_LOCKED) {
 		qv->state |= LLPOLL_QV_STATE_POLL_YIELD;
-		llpoll_qv_count_yield(qv, &qv->poll_yields);
+		llpoll_qv_count(qv, &qv->poll_yields);
 		owned = false;
 	} else {
 		/* keep the yield marks: NAPI must still see them */
@@ -141,17 +218,123 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	return owned;
 }
 
-/* true if someone tried to get the q_vector while the poller had it */
+/*
+ * True if someone tried to get the q_vector while the poller had it. NAPI
+ * completed when it found the poller owning the rings: schedule it again
+ * unless the interrupt hold is on (then a hand-back will).
+ */
 static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 {
-	bool contended;
+	bool contended, resched;
 
 	spin_lock_bh(&qv->lock);
 	WARN_ON(qv->state & LLPOLL_QV_STATE_NAPI);
 	contended = qv->state & (LLPOLL_QV_STATE_POLL_YIELD | LLPOLL_QV_STATE_NAPI_YIELD);
+	resched = (qv->state & LLPOLL_QV_STATE_NAPI_YIELD) && !qv->irq_held;
 	qv->state &= LLPOLL_QV_STATE_DISABLE;
 	spin_unlock_bh(&qv->lock);
+	if (resched)
+		napi_schedule(qv->napi);
 	return contended;
+}
+
+/*
+ * ndo_ll_poll's LL_POLL_ENTER, before the pass: a spinning wait joins the
+ * q_vector. The first poller masks its interrupt and starts the hold
+ * timer; one entering while the hold is on schedules NAPI, which cleans
+ * the TX completions that pollers leave to it. False if the q_vector is
+ * disabled: the caller returns LL_FLUSH_FAILED and no exit follows.
+ */
+static inline bool llpoll_qv_enter(struct llpoll_qv *qv)
+{
+	bool kick = false;
+
+	spin_lock_bh(&qv->lock);
+	if (qv->state & LLPOLL_QV_STATE_DISABLE) {
+		spin_unlock_bh(&qv->lock);
+		return false;
+	}
+	qv->pollers++;
+	qv->poll_seen = true;
+	if (qv->irq_held) {
+		kick = true;
+	} else if (qv->irq_hold(qv, true)) {
+		qv->irq_held = true;
+		hrtimer_start(&qv->hold_timer, LLPOLL_QV_HOLD_PERIOD,
+			      HRTIMER_MODE_REL_SOFT);
+	}
+	spin_unlock_bh(&qv->lock);
+	if (kick)
+		napi_schedule(qv->napi);
+	return true;
+}
+
+/* hand the interrupt back: NAPI, scheduled next, cleans what is left and
+ * re-arms it
+ */
+static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
+{
+	qv->irq_held = false;
+	qv->irq_hold(qv, false);
+	llpoll_qv_count(qv, ctr);
+}
+
+/*
+ * ndo_ll_poll's LL_POLL_EXIT: a poller leaves. The last one hands the
+ * interrupt back at once if it found no data (@idle: its caller sleeps
+ * next); after data the hold stays for the poller's return, bounded by
+ * the hold timer. Runs even when the q_vector was disabled meanwhile.
+ */
+static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
+{
+	bool handback = false;
+
+	spin_lock_bh(&qv->lock);
+	if (!WARN_ON(!qv->pollers))
+		qv->pollers--;
+	if (!qv->pollers && qv->irq_held && idle) {
+		llpoll_qv_handback(qv, &qv->handbacks);
+		handback = true;
+	}
+	spin_unlock_bh(&qv->lock);
+	if (handback) {
+		hrtimer_try_to_cancel(&qv->hold_timer);
+		napi_schedule(qv->napi);
+	}
+}
+
+/* hold timer, in softirq: hand back if no poller passed for a period */
+static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer)
+{
+	struct llpoll_qv *qv = container_of(timer, struct llpoll_qv, hold_timer);
+	bool handback = false, restart = false;
+
+	spin_lock(&qv->lock);
+	if (qv->irq_held && qv->poll_seen) {
+		qv->poll_seen = false;
+		restart = true;
+	} else if (qv->irq_held) {
+		llpoll_qv_handback(qv, &qv->timer_handbacks);
+		handback = true;
+	}
+	spin_unlock(&qv->lock);
+	if (handback)
+		napi_schedule(qv->napi);
+	if (!restart)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(timer, LLPOLL_QV_HOLD_PERIOD);
+	return HRTIMER_RESTART;
+}
+
+/* NAPI, after napi_complete_done(): may it re-arm the interrupt? */
+static inline bool llpoll_qv_napi_rearm(struct llpoll_qv *qv)
+{
+	bool rearm;
+
+	spin_lock(&qv->lock);
+	rearm = !qv->irq_held;
+	spin_unlock(&qv->lock);
+	return rearm;
 }
 
 /* called by the owner: is a socket polling, so skip GRO? */
@@ -185,8 +368,16 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 	spin_lock_bh(&qv->lock);
 	idle = !(qv->state & LLPOLL_QV_OWNED);
 	qv->state |= LLPOLL_QV_STATE_DISABLE;
+	/* the driver masks and re-arms every interrupt itself from here */
+	qv->irq_held = false;
 	spin_unlock_bh(&qv->lock);
 	return idle;
+}
+
+/* after llpoll_qv_disable(), in process context: no timer runs on */
+static inline void llpoll_qv_stop_timer(struct llpoll_qv *qv)
+{
+	hrtimer_cancel(&qv->hold_timer);
 }
 
 /* before a ring's buffers are cleaned or freed, in process context */
@@ -200,7 +391,10 @@ static inline void llpoll_qv_assert_disabled(struct llpoll_qv *qv)
 struct llpoll_qv {
 };
 
-static inline void llpoll_qv_init(struct llpoll_qv *qv)
+typedef bool (*llpoll_qv_irq_hold_t)(struct llpoll_qv *qv, bool hold);
+
+static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
+				  llpoll_qv_irq_hold_t irq_hold)
 {
 }
 
@@ -213,6 +407,13 @@ static inline void llpoll_qv_read_yields(struct llpoll_qv *qv, u64 *napi_yields,
 {
 	*napi_yields = 0;
 	*poll_yields = 0;
+}
+
+static inline void llpoll_qv_read_handbacks(struct llpoll_qv *qv, u64 *handbacks,
+					    u64 *timer_handbacks)
+{
+	*handbacks = 0;
+	*timer_handbacks = 0;
 }
 
 static inline bool llpoll_qv_lock_napi(struct llpoll_qv *qv)
@@ -235,6 +436,20 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 	return false;
 }
 
+static inline bool llpoll_qv_enter(struct llpoll_qv *qv)
+{
+	return false;
+}
+
+static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
+{
+}
+
+static inline bool llpoll_qv_napi_rearm(struct llpoll_qv *qv)
+{
+	return true;
+}
+
 static inline bool llpoll_qv_user_pending(struct llpoll_qv *qv)
 {
 	return false;
@@ -248,6 +463,10 @@ static inline bool llpoll_qv_napi_owned(struct llpoll_qv *qv)
 static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 {
 	return true;
+}
+
+static inline void llpoll_qv_stop_timer(struct llpoll_qv *qv)
+{
 }
 
 static inline void llpoll_qv_assert_disabled(struct llpoll_qv *qv)
@@ -265,6 +484,7 @@ static inline void llpoll_napi_disable(struct napi_struct *napi,
 	napi_disable(napi);
 	while (!llpoll_qv_disable(qv))
 		usleep_range(1000, 2000);
+	llpoll_qv_stop_timer(qv);
 }
 
 /* The only way a fork starts a q_vector's NAPI: the lock is free first */

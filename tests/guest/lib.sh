@@ -38,6 +38,14 @@ ll_total() {
 	echo $(($(nic_sum "" eth0 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$') +
 		$(nic_sum peer eth1 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$')))
 }
+# packets both NICs received (eth0, and eth1 in peer)
+rx_packets() {
+	echo $(($(nic_sum "" eth0 '^rx_queue_[0-9]+_packets:$') + $(nic_sum peer eth1 '^rx_queue_[0-9]+_packets:$')))
+}
+# handbacks irq|timer: interrupt hand-backs of both NICs' queues
+handbacks() {
+	echo $(($(nic_sum "" eth0 "^rx_q_[0-9]+_$1_handback:\$") + $(nic_sum peer eth1 "^rx_q_[0-9]+_$1_handback:\$")))
+}
 # what pollers cleaned from eth1's queues (in peer)
 peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 ll_cleaned() {
@@ -79,14 +87,19 @@ sockperf_pingpong() {
 	udp) echo "U:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp="" ;;
 	tcp) echo "T:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp=--tcp ;;
 	esac
-	ip netns exec peer taskset -c 1 sockperf server -f "$sp_feed" -F r >/tmp/sockperf-server.log 2>&1 &
+	# SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD)
+	sp_env=""
+	[ -z "${SOCKPERF_PRELOAD:-}" ] || sp_env="env LD_PRELOAD=$SOCKPERF_PRELOAD"
+	# shellcheck disable=SC2086 # $sp_env and $sp_tcp are empty or words
+	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_feed" -F r >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
 	if [ $# -gt 0 ]; then
-		taskset -c 0 sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
+		# shellcheck disable=SC2086
+		taskset -c 0 $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
 	else
-		# shellcheck disable=SC2086 # $sp_tcp is empty or one word
-		taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
+		# shellcheck disable=SC2086
+		taskset -c 0 $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
 	fi
 	sp_rc=$?
 	kill "$sp_pid" 2>/dev/null
@@ -104,4 +117,28 @@ sockperf_msgs() { # OUTFILE: round trips in the measured part of the run
 }
 sockperf_pct() { # OUTFILE PERCENTILE (50.000, 99.000)
 	awk -v p="$2" '$0 ~ "percentile " p " =" { print $NF }' "$1"
+}
+
+# use_driver fork|intree: reload igb as our DKMS fork or as the in-tree
+# module (insmod by path, same boot), then set the network up again
+use_driver() {
+	ud_intree=$(find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1)
+	rmmod igb 2>/dev/null
+	ip netns del peer 2>/dev/null
+	case $1 in
+	fork) modprobe igb ;;
+	intree) [ -n "$ud_intree" ] && insmod "$ud_intree" ;;
+	*) false ;;
+	esac || return 1
+	/llpoll/vm/guest/net-setup
+}
+# driver_is fork|intree: the loaded igb is that one (the fork has ll counters)
+driver_is() {
+	if ethtool -S eth0 | grep -q ll_poll_yield; then [ "$1" = fork ]; else [ "$1" = intree ]; fi
+}
+# squeeze: time_squeeze of all CPUs, /proc/net/softnet_stat's third column (hex)
+squeeze() {
+	sq_sum=0
+	while read -r _ _ sq_hex _; do sq_sum=$((sq_sum + 0x$sq_hex)); done </proc/net/softnet_stat
+	echo $sq_sum
 }

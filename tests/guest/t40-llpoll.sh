@@ -8,7 +8,7 @@ LL_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
 pingpong_case() {
 	echo "$3" >"$LL_SYSCTL"
 	c0=$(ll_cleaned) t0=$(ll_total) n0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
-	i0=$(irq_count eth0)
+	i0=$(irq_count eth0) r0=$(rx_packets) h0=$(handbacks irq) th0=$(handbacks timer) sq0=$(squeeze)
 	out=/out/sockperf-$1.log
 	if sockperf_pingpong "$2" 64 5 "$out" && sockperf_clean "$out"; then
 		ok "$1: 5 s sockperf $2 ping-pong, no errors, nothing lost"
@@ -19,10 +19,14 @@ pingpong_case() {
 	pp_cleaned=$(($(ll_cleaned) - c0)) pp_ll=$(($(ll_total) - t0))
 	pp_netstat=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - n0))
 	pp_msgs=$(sockperf_msgs "$out")
-	pp_irqs=$(($(irq_count eth0) - i0))
+	pp_irqs=$(($(irq_count eth0) - i0)) pp_rx=$(($(rx_packets) - r0))
+	pp_handbacks=$(($(handbacks irq) - h0)) pp_timer=$(($(handbacks timer) - th0))
+	pp_squeeze=$(($(squeeze) - sq0))
 	pp_p50=$(sockperf_pct "$out" 50.000) pp_p99=$(sockperf_pct "$out" 99.000)
 	echo "# $1: p50=${pp_p50} us p99=${pp_p99} us (one way), ${pp_msgs:-0} round trips," \
-		"eth0 queue irqs=$pp_irqs, ll cleaned=$pp_cleaned, LowLatencyRxPackets=$pp_netstat"
+		"eth0 queue irqs=$pp_irqs, ll cleaned=$pp_cleaned of $pp_rx received," \
+		"LowLatencyRxPackets=$pp_netstat, hand-backs idle=$pp_handbacks timer=$pp_timer," \
+		"time_squeeze +$pp_squeeze"
 	echo 0 >"$LL_SYSCTL"
 }
 
@@ -30,7 +34,7 @@ pingpong_case udp-off udp 0
 check "sysctl 0: no ll counter moves (no ndo_ll_poll call)" [ "$pp_ll" -eq 0 ]
 check "sysctl 0: LowLatencyRxPackets stays 0" [ "$pp_netstat" -eq 0 ]
 off_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
-off_p50=$pp_p50
+off_p50=$pp_p50 off_squeeze=$pp_squeeze
 
 pingpong_case udp-ll udp $LL_US
 check "sysctl $LL_US: rx_q_*_cleaned grows (UDP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
@@ -38,6 +42,14 @@ check "sysctl $LL_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_nets
 ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
 check "sysctl $LL_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
 	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
+# the interrupt hold: pollers, not NAPI, take the packets
+check "sysctl $LL_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
+	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
+check "sysctl $LL_US: the hold ended by hand-backs (idle +$pp_handbacks, timer +$pp_timer)" \
+	[ $((pp_handbacks + pp_timer)) -gt 0 ]
+# NAPI that meets a poller completes: no net_rx_action() budget spent on it
+check "sysctl $LL_US: time_squeeze grows no more than at 0, +2 (+$pp_squeeze vs +$off_squeeze)" \
+	[ "$pp_squeeze" -le $((off_squeeze + 2)) ]
 echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
 
 pingpong_case tcp-ll tcp $LL_US
@@ -81,13 +93,21 @@ check "MSG_DONTWAIT: exactly one ll pass (yields+misses+cleaned +$probe_passes)"
 SPIN_US=5000
 probe_case block 0 20 50
 cpu0=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+h0=$(handbacks irq)
 probe_case block $SPIN_US 20 50
+idle_handbacks=$(($(handbacks irq) - h0))
 cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
 spin=$((${cpu:-999999} - ${cpu0:-0}))
 check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps (spin CPU $spin us per 50 ms call, < $((2 * SPIN_US)))" \
 	[ "$spin" -lt $((2 * SPIN_US)) ]
 spin_ran() { [ "$spin" -ge $((SPIN_US / 2)) ] && [ "$probe_passes" -gt 20 ]; }
 check "blocking recv, idle: the spin ran (CPU $spin us >= $((SPIN_US / 2)) per call, $probe_passes ll passes)" spin_ran
+check "blocking recv, idle: each spin handed the interrupt back before sleeping (+$idle_handbacks for 20 calls)" \
+	[ "$idle_handbacks" -ge 20 ]
+i0=$(irq_count eth0)
+check "after the idle spins, eth0 answers by interrupt" ping -c 3 -i 0.2 -W 3 -I eth0 "$SERVER_ADDR"
+check "after the idle spins, eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
+	[ "$(irq_count eth0)" -gt "$i0" ]
 
 probe_case signal 1000000 50
 after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Unit tests of module/llpoll_qv_lock.h, compiled in userspace against
- * tests/unit/shim: fixed sequences for every transition, then a NAPI
- * thread, two poller threads and an interface-down thread hammering one
- * q_vector.
+ * tests/unit/shim: fixed sequences for every transition and for the
+ * interrupt hold, then a NAPI thread, two poller threads, a hold timer
+ * thread and an interface-down thread hammering one q_vector.
  */
 #define CONFIG_INET_LL_RX_POLL 1
 #include <stdio.h>
@@ -14,6 +14,23 @@
 
 atomic_int shim_warnings;
 static int passed, failed;
+
+/* the driver's interrupt: masked by irq_hold, re-armed by NAPI */
+static atomic_int irq_masked, irq_holds, irq_releases, can_hold = 1;
+
+static bool test_irq_hold(struct llpoll_qv *qv, bool hold)
+{
+	(void)qv;
+	if (!hold) {
+		atomic_fetch_add(&irq_releases, 1);
+		return true;
+	}
+	if (!atomic_load(&can_hold))
+		return false;
+	atomic_store(&irq_masked, 1);
+	atomic_fetch_add(&irq_holds, 1);
+	return true;
+}
 
 #define CHECK(cond, name) do {						\
 	if (cond) {							\
@@ -28,10 +45,11 @@ static int passed, failed;
 static void test_sequences(void)
 {
 	u64 napi_yields, poll_yields;
+	struct napi_struct napi = { 0 };
 	struct llpoll_qv qv;
 	int w0;
 
-	llpoll_qv_init(&qv);
+	llpoll_qv_init(&qv, &napi, test_irq_hold);
 	CHECK(!llpoll_qv_lock_poll(&qv), "allocated, not enabled: pollers are refused");
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_lock_napi(&qv), "idle: NAPI takes the q_vector");
@@ -73,10 +91,105 @@ static void test_sequences(void)
 	llpoll_qv_unlock_poll(&qv);
 	CHECK(atomic_load(&shim_warnings) > w0, "poll unlock while NAPI owns warns");
 	w0 = atomic_load(&shim_warnings);
-	llpoll_qv_init(&qv);
+	llpoll_qv_init(&qv, &napi, test_irq_hold);
 	llpoll_qv_enable(&qv);
 	llpoll_qv_user_pending(&qv);
 	CHECK(atomic_load(&shim_warnings) > w0, "user_pending without an owner warns");
+	atomic_store(&shim_warnings, 0);
+}
+
+/* the interrupt hold: enter, exit, the hold timer, NAPI's re-arm */
+static void test_hold(void)
+{
+	struct napi_struct napi = { 0 };
+	u64 handbacks, timer_handbacks;
+	struct llpoll_qv qv;
+	int s0, w0;
+
+	llpoll_qv_init(&qv, &napi, test_irq_hold);
+	atomic_store(&irq_masked, 0);
+	atomic_store(&irq_holds, 0);
+	atomic_store(&irq_releases, 0);
+	CHECK(!llpoll_qv_enter(&qv) && qv.pollers == 0 && !atomic_load(&irq_masked),
+	      "hold: a disabled q_vector refuses a poller and keeps its interrupt");
+	llpoll_qv_enable(&qv);
+	CHECK(llpoll_qv_napi_rearm(&qv), "hold: no poller, NAPI re-arms the interrupt");
+
+	CHECK(llpoll_qv_enter(&qv) && qv.pollers == 1, "hold: enter joins a poller");
+	CHECK(atomic_load(&irq_masked) && qv.irq_held, "hold: the first poller masks the interrupt");
+	CHECK(atomic_load(&qv.hold_timer.queued), "hold: the first poller starts the hold timer");
+	CHECK(atomic_load(&napi.scheduled) == 0, "hold: the first poller does not schedule NAPI");
+	CHECK(!llpoll_qv_napi_rearm(&qv), "hold: NAPI does not re-arm while pollers hold it");
+	s0 = atomic_load(&napi.scheduled);
+	CHECK(llpoll_qv_enter(&qv) && qv.pollers == 2 && atomic_load(&irq_holds) == 1,
+	      "hold: a second poller joins the hold without masking again");
+	CHECK(atomic_load(&napi.scheduled) == s0 + 1,
+	      "hold: a poller entering a held q_vector schedules NAPI for TX completions");
+
+	s0 = atomic_load(&napi.scheduled);
+	CHECK(llpoll_qv_lock_poll(&qv), "hold: a poller takes the rings");
+	CHECK(!llpoll_qv_lock_napi(&qv), "hold: NAPI finds them owned");
+	llpoll_qv_unlock_poll(&qv);
+	CHECK(atomic_load(&napi.scheduled) == s0,
+	      "hold: a NAPI yield under the hold is not rescheduled (the hand-back will)");
+
+	llpoll_qv_exit(&qv, true);
+	CHECK(qv.pollers == 1 && qv.irq_held, "hold: one poller left idle, the other keeps the hold");
+	llpoll_qv_exit(&qv, false);
+	CHECK(qv.pollers == 0 && qv.irq_held && atomic_load(&napi.scheduled) == s0,
+	      "hold: the last poller leaving with data keeps the hold for its return");
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_RESTART && qv.irq_held,
+	      "hold: the timer keeps the hold for a period in which a poller passed");
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	      "hold: the timer hands back after a period with no poller");
+	CHECK(atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
+	      "hold: the timer's hand-back schedules NAPI, which re-arms");
+	CHECK(atomic_load(&irq_releases) == 1,
+	      "hold: the timer's hand-back lets the driver forget served causes");
+	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
+	CHECK(handbacks == 0 && timer_handbacks == 1, "hold: the timer's hand-back is counted");
+
+	s0 = atomic_load(&napi.scheduled);
+	llpoll_qv_enter(&qv);
+	CHECK(qv.irq_held && atomic_load(&irq_holds) == 2, "hold: a poller after the hand-back holds again");
+	llpoll_qv_exit(&qv, true);
+	CHECK(!qv.irq_held && atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
+	      "hold: the last poller leaving idle hands back at once through NAPI");
+	CHECK(atomic_load(&irq_releases) == 2,
+	      "hold: the idle hand-back lets the driver forget served causes");
+	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: an idle hand-back cancels the timer");
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART &&
+	      atomic_load(&napi.scheduled) == s0 + 1,
+	      "hold: a timer that fires after the hand-back does nothing");
+	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
+	CHECK(handbacks == 1 && timer_handbacks == 1, "hold: the idle hand-back is counted");
+
+	s0 = atomic_load(&napi.scheduled);
+	CHECK(llpoll_qv_lock_poll(&qv) && !llpoll_qv_lock_napi(&qv), "no hold: NAPI yields to a single pass");
+	llpoll_qv_unlock_poll(&qv);
+	CHECK(atomic_load(&napi.scheduled) == s0 + 1,
+	      "no hold: the poller schedules NAPI again after it yielded");
+
+	atomic_store(&can_hold, 0);
+	llpoll_qv_enter(&qv);
+	CHECK(!qv.irq_held && llpoll_qv_napi_rearm(&qv),
+	      "hold: a driver that cannot mask one vector keeps interrupts on");
+	llpoll_qv_exit(&qv, true);
+	atomic_store(&can_hold, 1);
+
+	llpoll_qv_enter(&qv);
+	CHECK(!llpoll_qv_disable(&qv) || !qv.irq_held, "hold: disable ends the hold");
+	llpoll_qv_stop_timer(&qv);
+	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: llpoll_napi_disable stops the timer");
+	s0 = atomic_load(&napi.scheduled);
+	w0 = atomic_load(&shim_warnings);
+	llpoll_qv_exit(&qv, true);
+	CHECK(qv.pollers == 0 && atomic_load(&napi.scheduled) == s0 &&
+	      atomic_load(&shim_warnings) == w0,
+	      "hold: a poller leaving a disabled q_vector only leaves");
+	llpoll_qv_exit(&qv, true);
+	CHECK(atomic_load(&shim_warnings) > w0 && qv.pollers == 0,
+	      "hold: an exit without an enter warns and keeps the count");
 	atomic_store(&shim_warnings, 0);
 }
 
@@ -103,7 +216,7 @@ static void test_napi_wrappers(void)
 	pthread_t holder;
 	int w0;
 
-	llpoll_qv_init(&wq);
+	llpoll_qv_init(&wq, &napi, test_irq_hold);
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_assert_disabled(&wq);
 	CHECK(atomic_load(&shim_warnings) == w0, "allocated q_vector: a ring clean does not warn");
@@ -163,17 +276,39 @@ static void *napi_thread(void *arg)
 	return NULL;
 }
 
+/* a spinning wait: enter, some passes, exit with or without data */
 static void *poll_thread(void *arg)
+{
+	unsigned int waits = 0;
+
+	(void)arg;
+	while (!atomic_load(&stop)) {
+		bool entered = llpoll_qv_enter(&hq);
+
+		for (int pass = 0; pass < 8; pass++) {
+			if (llpoll_qv_lock_poll(&hq)) {
+				critical();
+				llpoll_qv_unlock_poll(&hq);
+				atomic_fetch_add(&poll_runs, 1);
+			} else {
+				atomic_fetch_add(&poll_yields, 1);
+			}
+		}
+		if (entered)
+			llpoll_qv_exit(&hq, ++waits % 3 == 0);
+	}
+	return NULL;
+}
+
+/* the hold timer's softirq: fires while queued */
+static void *timer_thread(void *arg)
 {
 	(void)arg;
 	while (!atomic_load(&stop)) {
-		if (llpoll_qv_lock_poll(&hq)) {
-			critical();
-			llpoll_qv_unlock_poll(&hq);
-			atomic_fetch_add(&poll_runs, 1);
-		} else {
-			atomic_fetch_add(&poll_yields, 1);
-		}
+		if (atomic_load(&hq.hold_timer.queued) &&
+		    hq.hold_timer.function(&hq.hold_timer) == HRTIMER_NORESTART)
+			atomic_store(&hq.hold_timer.queued, 0);
+		usleep(50);
 	}
 	return NULL;
 }
@@ -195,16 +330,17 @@ static void *down_thread(void *arg)
 
 static void test_hammer(void)
 {
-	pthread_t napi, poll1, poll2, down;
+	pthread_t napi, poll1, poll2, timer, down;
 	struct timespec run = { 0, 300000000 };
 	time_t t0 = time(NULL);
 	char msg[160];
 
-	llpoll_qv_init(&hq);
+	llpoll_qv_init(&hq, &hnapi, test_irq_hold);
 	llpoll_napi_enable(&hnapi, &hq);
 	pthread_create(&napi, NULL, napi_thread, NULL);
 	pthread_create(&poll1, NULL, poll_thread, NULL);
 	pthread_create(&poll2, NULL, poll_thread, NULL);
+	pthread_create(&timer, NULL, timer_thread, NULL);
 	pthread_create(&down, NULL, down_thread, NULL);
 	pthread_join(down, NULL);
 	nanosleep(&run, NULL);
@@ -212,6 +348,7 @@ static void test_hammer(void)
 	pthread_join(napi, NULL);
 	pthread_join(poll1, NULL);
 	pthread_join(poll2, NULL);
+	pthread_join(timer, NULL);
 
 	snprintf(msg, sizeof(msg),
 		 "hammer: mutual exclusion (NAPI %ld runs/%ld yields, pollers %ld runs/%ld yields)",
@@ -223,6 +360,15 @@ static void test_hammer(void)
 	CHECK(atomic_load(&poll_runs) > 0 && atomic_load(&napi_runs) > 0,
 	      "hammer: both NAPI and pollers got the q_vector");
 	CHECK(atomic_load(&shim_warnings) == 0, "hammer: no WARN_ON, no overlapping counter writers");
+	CHECK(hq.pollers == 0 && !hq.irq_held && !atomic_load(&hq.hold_timer.queued),
+	      "hammer: every poller left, no hold and no timer after disable");
+	{
+		u64 hb, thb;
+
+		llpoll_qv_read_handbacks(&hq, &hb, &thb);
+		CHECK(atomic_load(&irq_holds) > 1 && hb > 0,
+		      "hammer: pollers held the interrupt and handed it back");
+	}
 	{
 		u64 ny, py;
 
@@ -235,6 +381,7 @@ static void test_hammer(void)
 int main(void)
 {
 	test_sequences();
+	test_hold();
 	test_napi_wrappers();
 	test_hammer();
 	printf("%d passed, %d failed\n", passed, failed);
