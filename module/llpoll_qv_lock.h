@@ -33,8 +33,9 @@
  *     back at once (request/response), and the hold stays on meanwhile,
  *     but a packet never waits more than two periods with no one polling;
  *   - when the q_vector is disabled (interface down, ring changes).
- * While the hold is on, NAPI runs only when a poller enters (to clean TX
- * completions, which pollers leave to it) or at a hand-back.
+ * While the hold is on, NAPI runs only at a hand-back, or when a poller
+ * enters a q_vector that also serves TX rings (to clean their
+ * completions, which pollers leave to it).
  *
  * A fork disables and enables a q_vector's NAPI only through
  * llpoll_napi_disable() and llpoll_napi_enable(), which move the lock to
@@ -241,11 +242,12 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 /*
  * ndo_ll_poll's LL_POLL_ENTER, before the pass: a spinning wait joins the
  * q_vector. The first poller masks its interrupt and starts the hold
- * timer; one entering while the hold is on schedules NAPI, which cleans
- * the TX completions that pollers leave to it. False if the q_vector is
- * disabled: the caller returns LL_FLUSH_FAILED and no exit follows.
+ * timer. On a q_vector that also serves TX rings (@tx), a poller entering
+ * while the hold is on schedules NAPI, which cleans the TX completions
+ * that pollers leave to it. False if the q_vector is disabled: the caller
+ * returns LL_FLUSH_FAILED and no exit follows.
  */
-static inline bool llpoll_qv_enter(struct llpoll_qv *qv)
+static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 {
 	bool kick = false;
 
@@ -257,7 +259,7 @@ static inline bool llpoll_qv_enter(struct llpoll_qv *qv)
 	qv->pollers++;
 	qv->poll_seen = true;
 	if (qv->irq_held) {
-		kick = true;
+		kick = tx;
 	} else if (qv->irq_hold(qv, true)) {
 		qv->irq_held = true;
 		hrtimer_start(&qv->hold_timer, LLPOLL_QV_HOLD_PERIOD,
@@ -436,7 +438,7 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 	return false;
 }
 
-static inline bool llpoll_qv_enter(struct llpoll_qv *qv)
+static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 {
 	return false;
 }

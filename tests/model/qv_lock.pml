@@ -174,7 +174,13 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 				pollers++;
 				poll_seen = true;
 				if
-				:: held -> napi_schedule()	/* TX completions */
+				:: held ->	/* a q_vector with TX rings: NAPI
+						 * cleans their completions
+						 */
+					if
+					:: napi_schedule()
+					:: skip
+					fi
 				:: else -> held = true; armed = false; timer_queued = true
 				fi
 			fi;

@@ -110,21 +110,25 @@ static void test_hold(void)
 	atomic_store(&irq_masked, 0);
 	atomic_store(&irq_holds, 0);
 	atomic_store(&irq_releases, 0);
-	CHECK(!llpoll_qv_enter(&qv) && qv.pollers == 0 && !atomic_load(&irq_masked),
+	CHECK(!llpoll_qv_enter(&qv, true) && qv.pollers == 0 && !atomic_load(&irq_masked),
 	      "hold: a disabled q_vector refuses a poller and keeps its interrupt");
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_napi_rearm(&qv), "hold: no poller, NAPI re-arms the interrupt");
 
-	CHECK(llpoll_qv_enter(&qv) && qv.pollers == 1, "hold: enter joins a poller");
+	CHECK(llpoll_qv_enter(&qv, true) && qv.pollers == 1, "hold: enter joins a poller");
 	CHECK(atomic_load(&irq_masked) && qv.irq_held, "hold: the first poller masks the interrupt");
 	CHECK(atomic_load(&qv.hold_timer.queued), "hold: the first poller starts the hold timer");
 	CHECK(atomic_load(&napi.scheduled) == 0, "hold: the first poller does not schedule NAPI");
 	CHECK(!llpoll_qv_napi_rearm(&qv), "hold: NAPI does not re-arm while pollers hold it");
 	s0 = atomic_load(&napi.scheduled);
-	CHECK(llpoll_qv_enter(&qv) && qv.pollers == 2 && atomic_load(&irq_holds) == 1,
+	CHECK(llpoll_qv_enter(&qv, true) && qv.pollers == 2 && atomic_load(&irq_holds) == 1,
 	      "hold: a second poller joins the hold without masking again");
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1,
-	      "hold: a poller entering a held q_vector schedules NAPI for TX completions");
+	      "hold: a poller entering a held q_vector with TX rings schedules NAPI for TX completions");
+	s0 = atomic_load(&napi.scheduled);
+	CHECK(llpoll_qv_enter(&qv, false) && qv.pollers == 3 && atomic_load(&napi.scheduled) == s0,
+	      "hold: on an RX-only q_vector a poller entering a held q_vector leaves NAPI alone");
+	llpoll_qv_exit(&qv, false);
 
 	s0 = atomic_load(&napi.scheduled);
 	CHECK(llpoll_qv_lock_poll(&qv), "hold: a poller takes the rings");
@@ -150,7 +154,7 @@ static void test_hold(void)
 	CHECK(handbacks == 0 && timer_handbacks == 1, "hold: the timer's hand-back is counted");
 
 	s0 = atomic_load(&napi.scheduled);
-	llpoll_qv_enter(&qv);
+	llpoll_qv_enter(&qv, true);
 	CHECK(qv.irq_held && atomic_load(&irq_holds) == 2, "hold: a poller after the hand-back holds again");
 	llpoll_qv_exit(&qv, true);
 	CHECK(!qv.irq_held && atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
@@ -171,13 +175,13 @@ static void test_hold(void)
 	      "no hold: the poller schedules NAPI again after it yielded");
 
 	atomic_store(&can_hold, 0);
-	llpoll_qv_enter(&qv);
+	llpoll_qv_enter(&qv, true);
 	CHECK(!qv.irq_held && llpoll_qv_napi_rearm(&qv),
 	      "hold: a driver that cannot mask one vector keeps interrupts on");
 	llpoll_qv_exit(&qv, true);
 	atomic_store(&can_hold, 1);
 
-	llpoll_qv_enter(&qv);
+	llpoll_qv_enter(&qv, true);
 	CHECK(!llpoll_qv_disable(&qv) || !qv.irq_held, "hold: disable ends the hold");
 	llpoll_qv_stop_timer(&qv);
 	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: llpoll_napi_disable stops the timer");
@@ -283,7 +287,7 @@ static void *poll_thread(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
-		bool entered = llpoll_qv_enter(&hq);
+		bool entered = llpoll_qv_enter(&hq, true);
 
 		for (int pass = 0; pass < 8; pass++) {
 			if (llpoll_qv_lock_poll(&hq)) {
