@@ -28,10 +28,12 @@
  * re-arms it:
  *   - when the last poller leaves without data (LL_POLL_IDLE): its caller
  *     is about to sleep;
- *   - by the hold timer, when no poller has passed for a whole
- *     LLPOLL_QV_HOLD_US period: a poller that found data usually comes
- *     back at once (request/response), and the hold stays on meanwhile,
- *     but a packet never waits more than two periods with no one polling;
+ *   - by the hold timer, LLPOLL_QV_HOLD_US after the last poller left
+ *     with data, unless a poller is back by then: one that found data
+ *     usually comes back at once (request/response), and the hold stays
+ *     on meanwhile, but a packet never waits longer than that with no one
+ *     polling. The timer runs only while no one polls, so a spinning
+ *     poller takes no timer interrupts;
  *   - when the q_vector is disabled (interface down, ring changes).
  * While the hold is on, NAPI runs only at a hand-back, or when a poller
  * enters a q_vector that also serves TX rings (to clean their
@@ -67,11 +69,10 @@
 #define LLPOLL_QV_LOCKED	(LLPOLL_QV_OWNED | LLPOLL_QV_STATE_DISABLE)
 #define LLPOLL_QV_USER_PEND	(LLPOLL_QV_STATE_POLL | LLPOLL_QV_STATE_POLL_YIELD)
 
-/* Hold timer period: with no poller pass for a whole period the interrupt
- * is handed back, so between one and two periods after the last pass.
- * Long enough for a request/response program to come back under QEMU's
- * TCG (round trips of 0.3-0.7 ms), short against a sleeping socket's
- * wake-up.
+/* Hold timer: the interrupt is handed back this long after the last
+ * poller left with data, unless a poller is back. Long enough for a
+ * request/response program to come back under QEMU's TCG (round trips of
+ * 0.3-0.7 ms), short against a sleeping socket's wake-up.
  */
 #define LLPOLL_QV_HOLD_US		200
 #define LLPOLL_QV_HOLD_PERIOD	ns_to_ktime(LLPOLL_QV_HOLD_US * NSEC_PER_USEC)
@@ -93,7 +94,6 @@ struct llpoll_qv {
 	unsigned int state;
 	unsigned int pollers;		/* spinning waits that entered */
 	bool irq_held;			/* the interrupt is masked for them */
-	bool poll_seen;			/* a poller passed this timer period */
 	struct napi_struct *napi;	/* scheduled to hand the interrupt back */
 	llpoll_qv_irq_hold_t irq_hold;
 	struct hrtimer hold_timer;
@@ -119,7 +119,6 @@ static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi
 	qv->state = LLPOLL_QV_STATE_DISABLE;
 	qv->pollers = 0;
 	qv->irq_held = false;
-	qv->poll_seen = false;
 	qv->napi = napi;
 	qv->irq_hold = irq_hold;
 	hrtimer_init(&qv->hold_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -206,7 +205,6 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	bool owned = true;
 
 	spin_lock_bh(&qv->lock);
-	qv->poll_seen = true;
 	if (qv->state & LLPOLL_QV_LOCKED) {
 		qv->state |= LLPOLL_QV_STATE_POLL_YIELD;
 		llpoll_qv_count(qv, &qv->poll_yields);
@@ -241,11 +239,11 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 
 /*
  * ndo_ll_poll's LL_POLL_ENTER, before the pass: a spinning wait joins the
- * q_vector. The first poller masks its interrupt and starts the hold
- * timer. On a q_vector that also serves TX rings (@tx), a poller entering
- * while the hold is on schedules NAPI, which cleans the TX completions
- * that pollers leave to it. False if the q_vector is disabled: the caller
- * returns LL_FLUSH_FAILED and no exit follows.
+ * q_vector. The first poller masks its interrupt. On a q_vector that also
+ * serves TX rings (@tx), a poller entering while the hold is on schedules
+ * NAPI, which cleans the TX completions that pollers leave to it. False
+ * if the q_vector is disabled: the caller returns LL_FLUSH_FAILED and no
+ * exit follows.
  */
 static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 {
@@ -257,14 +255,10 @@ static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 		return false;
 	}
 	qv->pollers++;
-	qv->poll_seen = true;
-	if (qv->irq_held) {
+	if (qv->irq_held)
 		kick = tx;
-	} else if (qv->irq_hold(qv, true)) {
-		qv->irq_held = true;
-		hrtimer_start(&qv->hold_timer, LLPOLL_QV_HOLD_PERIOD,
-			      HRTIMER_MODE_REL_SOFT);
-	}
+	else
+		qv->irq_held = qv->irq_hold(qv, true);
 	spin_unlock_bh(&qv->lock);
 	if (kick)
 		napi_schedule(qv->napi);
@@ -284,8 +278,8 @@ static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
 /*
  * ndo_ll_poll's LL_POLL_EXIT: a poller leaves. The last one hands the
  * interrupt back at once if it found no data (@idle: its caller sleeps
- * next); after data the hold stays for the poller's return, bounded by
- * the hold timer. Runs even when the q_vector was disabled meanwhile.
+ * next); after data the hold stays for the poller's return, and the hold
+ * timer (re)starts. Runs even when the q_vector was disabled meanwhile.
  */
 static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 {
@@ -294,38 +288,36 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 	spin_lock_bh(&qv->lock);
 	if (!WARN_ON(!qv->pollers))
 		qv->pollers--;
-	if (!qv->pollers && qv->irq_held && idle) {
-		llpoll_qv_handback(qv, &qv->handbacks);
-		handback = true;
+	if (!qv->pollers && qv->irq_held) {
+		if (idle) {
+			llpoll_qv_handback(qv, &qv->handbacks);
+			handback = true;
+		} else {
+			hrtimer_start(&qv->hold_timer, LLPOLL_QV_HOLD_PERIOD,
+				      HRTIMER_MODE_REL_SOFT);
+		}
 	}
 	spin_unlock_bh(&qv->lock);
-	if (handback) {
-		hrtimer_try_to_cancel(&qv->hold_timer);
+	if (handback)
 		napi_schedule(qv->napi);
-	}
 }
 
-/* hold timer, in softirq: hand back if no poller passed for a period */
+/* hold timer, in softirq: hand back unless a poller is back */
 static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer)
 {
 	struct llpoll_qv *qv = container_of(timer, struct llpoll_qv, hold_timer);
-	bool handback = false, restart = false;
+	bool handback = false;
 
 	spin_lock(&qv->lock);
-	if (qv->irq_held && qv->poll_seen) {
-		qv->poll_seen = false;
-		restart = true;
-	} else if (qv->irq_held) {
+	/* a poller that is back restarts the timer when it leaves with data */
+	if (qv->irq_held && !qv->pollers) {
 		llpoll_qv_handback(qv, &qv->timer_handbacks);
 		handback = true;
 	}
 	spin_unlock(&qv->lock);
 	if (handback)
 		napi_schedule(qv->napi);
-	if (!restart)
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(timer, LLPOLL_QV_HOLD_PERIOD);
-	return HRTIMER_RESTART;
+	return HRTIMER_NORESTART;
 }
 
 /* NAPI, after napi_complete_done(): may it re-arm the interrupt? */

@@ -47,7 +47,6 @@ bool napi_running = false;
 bool napi_off = true;		/* napi_disable() returned */
 byte pollers = 0;		/* spinning waits that entered */
 bool held = false;		/* pollers hold the interrupt */
-bool poll_seen = false;
 bool timer_queued = false;
 bool going_down = false;	/* the interface stops receiving */
 bool down = false;		/* the interface-down path finished */
@@ -143,7 +142,6 @@ inline netpoll() {
 
 /* llpoll_qv_lock_poll, and a pass of one packet at most */
 inline lock_poll() {
-	poll_seen = true;
 	pass++;
 	if
 	:: (state & LOCKED) != 0 ->	/* poller: owned or disabled */
@@ -172,7 +170,6 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 			:: else ->
 				entered = true;
 				pollers++;
-				poll_seen = true;
 				if
 				:: held ->	/* a q_vector with TX rings: NAPI
 						 * cleans their completions
@@ -181,7 +178,7 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 					:: napi_schedule()
 					:: skip
 					fi
-				:: else -> held = true; armed = false; timer_queued = true
+				:: else -> held = true; armed = false
 				fi
 			fi;
 			idle = true;
@@ -231,8 +228,9 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 				if
 				:: pollers == 0 && held && idle ->
 					held = false;
-					timer_queued = false;
 					napi_schedule()	/* the idle hand-back */
+				:: pollers == 0 && held && !idle ->
+					timer_queued = true	/* the hold timer starts */
 				:: else -> skip
 				fi
 			:: else -> skip
@@ -251,10 +249,10 @@ end:	do
 	:: atomic {	/* llpoll_qv_hold_expired, in softirq */
 		timer_queued && !spin_held ->
 		if
-		:: held && poll_seen -> poll_seen = false
-		:: held && !poll_seen -> held = false; timer_queued = false; napi_schedule()
-		:: else -> timer_queued = false
-		fi
+		:: held && pollers == 0 -> held = false; napi_schedule()
+		:: else -> skip	/* a poller is back, or no hold */
+		fi;
+		timer_queued = false
 	   }
 	od
 }

@@ -117,7 +117,7 @@ static void test_hold(void)
 
 	CHECK(llpoll_qv_enter(&qv, true) && qv.pollers == 1, "hold: enter joins a poller");
 	CHECK(atomic_load(&irq_masked) && qv.irq_held, "hold: the first poller masks the interrupt");
-	CHECK(atomic_load(&qv.hold_timer.queued), "hold: the first poller starts the hold timer");
+	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: no hold timer while pollers poll");
 	CHECK(atomic_load(&napi.scheduled) == 0, "hold: the first poller does not schedule NAPI");
 	CHECK(!llpoll_qv_napi_rearm(&qv), "hold: NAPI does not re-arm while pollers hold it");
 	s0 = atomic_load(&napi.scheduled);
@@ -139,13 +139,18 @@ static void test_hold(void)
 
 	llpoll_qv_exit(&qv, true);
 	CHECK(qv.pollers == 1 && qv.irq_held, "hold: one poller left idle, the other keeps the hold");
+	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: one poller left idle, no timer while the other polls");
 	llpoll_qv_exit(&qv, false);
 	CHECK(qv.pollers == 0 && qv.irq_held && atomic_load(&napi.scheduled) == s0,
 	      "hold: the last poller leaving with data keeps the hold for its return");
-	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_RESTART && qv.irq_held,
-	      "hold: the timer keeps the hold for a period in which a poller passed");
+	CHECK(atomic_load(&qv.hold_timer.queued), "hold: ... and starts the hold timer");
+	llpoll_qv_enter(&qv, false);
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && qv.irq_held,
+	      "hold: the timer keeps the hold when a poller is back");
+	llpoll_qv_exit(&qv, false);
+	CHECK(atomic_load(&qv.hold_timer.queued), "hold: the poller leaving with data again restarts the timer");
 	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
-	      "hold: the timer hands back after a period with no poller");
+	      "hold: the timer hands back when no poller came back");
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
 	      "hold: the timer's hand-back schedules NAPI, which re-arms");
 	CHECK(atomic_load(&irq_releases) == 1,
@@ -161,7 +166,6 @@ static void test_hold(void)
 	      "hold: the last poller leaving idle hands back at once through NAPI");
 	CHECK(atomic_load(&irq_releases) == 2,
 	      "hold: the idle hand-back lets the driver forget served causes");
-	CHECK(!atomic_load(&qv.hold_timer.queued), "hold: an idle hand-back cancels the timer");
 	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART &&
 	      atomic_load(&napi.scheduled) == s0 + 1,
 	      "hold: a timer that fires after the hand-back does nothing");
@@ -181,6 +185,11 @@ static void test_hold(void)
 	llpoll_qv_exit(&qv, true);
 	atomic_store(&can_hold, 1);
 
+	llpoll_qv_enter(&qv, true);
+	llpoll_qv_enter(&qv, true);
+	llpoll_qv_exit(&qv, false);
+	llpoll_qv_exit(&qv, false);
+	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued), "hold: on before the interface goes down");
 	llpoll_qv_enter(&qv, true);
 	CHECK(!llpoll_qv_disable(&qv) || !qv.irq_held, "hold: disable ends the hold");
 	llpoll_qv_stop_timer(&qv);
