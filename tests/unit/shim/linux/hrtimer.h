@@ -21,12 +21,5 @@ struct hrtimer {
 	do { atomic_store(&(t)->queued, 0); atomic_store(&(t)->starts, 0); } while (0)
 #define hrtimer_start(t, k, mode)	\
 	do { atomic_store(&(t)->queued, 1); atomic_fetch_add(&(t)->starts, 1); } while (0)
-#define hrtimer_try_to_cancel(t)	atomic_exchange(&(t)->queued, 0)
 #define hrtimer_cancel(t)		atomic_exchange(&(t)->queued, 0)
-static inline uint64_t hrtimer_forward_now(struct hrtimer *t, ktime_t k)
-{
-	(void)t;
-	(void)k;
-	return 1;
-}
 #endif
