@@ -11,6 +11,13 @@
  *                             interrupted by SIGALRM after MS ms: prints
  *                             the errno name and the wall microseconds
  *                             from the signal to the return
+ *   peek ADDR PORT N MS       take one datagram, peek the rest with
+ *                             SO_PEEK_OFF so that they sit in UDP's
+ *                             reader_queue behind the offset, then N
+ *                             MSG_PEEK recvs that find nothing and time
+ *                             out after MS ms: prints their errno name,
+ *                             CPU and wall microseconds per call and how
+ *                             many datagrams are still queued
  * A socket gets its NAPI ID from the first datagram it receives, so each
  * receiving probe takes one and drains the rest before the measured call.
  * With LLPOLL_SYNC_DIR set it then creates DIR/ready and waits for DIR/go,
@@ -84,16 +91,12 @@ static void take_first(int fd)
 	}
 }
 
-/* take one datagram, drain the rest, then wait for the caller's go */
-static void prepare(int fd)
+/* wait for the caller's go, if it asked for a handshake */
+static void sync_with_caller(void)
 {
 	const char *dir = getenv("LLPOLL_SYNC_DIR");
-	char path[256], buf[64];
+	char path[256];
 
-	take_first(fd);
-	usleep(300000);
-	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
 	if (!dir)
 		return;
 	snprintf(path, sizeof(path), "%s/ready", dir);
@@ -101,6 +104,44 @@ static void prepare(int fd)
 	snprintf(path, sizeof(path), "%s/go", dir);
 	while (access(path, F_OK))
 		usleep(10000);
+}
+
+/* take one datagram, drain the rest, then wait for the caller's go */
+static void prepare(int fd)
+{
+	char buf[64];
+
+	take_first(fd);
+	usleep(300000);
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	sync_with_caller();
+}
+
+/* Peek at every queued datagram with SO_PEEK_OFF on: UDP moves them to
+ * its reader_queue and the offset ends past the last one, so a further
+ * MSG_PEEK finds nothing while the reader_queue is not empty.
+ */
+static int peek_all(int fd)
+{
+	int off = 0, n = 0;
+	char buf[64];
+
+	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	while (recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT) > 0)
+		n++;
+	return n;
+}
+
+static int drain(int fd)
+{
+	int off = -1, n = 0;
+	char buf[64];
+
+	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
 }
 
 static long long alarm_at;
@@ -152,6 +193,31 @@ int main(int argc, char **argv)
 		       (cpu_us() - c0) / n, (now_us() - t0) / n);
 		return 0;
 	}
+	if (argc >= 6 && !strcmp(argv[1], "peek")) {
+		int i, n = atoi(argv[4]), peeked;
+		const char *result = "EAGAIN";
+		long long c0, t0, cpu, wall;
+
+		fd = udp_socket(argv[2], argv[3], 1, &sin);
+		take_first(fd);
+		usleep(300000);
+		peeked = peek_all(fd);
+		sync_with_caller();
+		set_timeout_ms(fd, atol(argv[5]));
+		c0 = cpu_us();
+		t0 = now_us();
+		for (i = 0; i < n; i++) {
+			if (recv(fd, buf, sizeof(buf), MSG_PEEK) >= 0)
+				result = "DATA";
+			else if (errno != EAGAIN)
+				result = strerror(errno);
+		}
+		cpu = (cpu_us() - c0) / n;
+		wall = (now_us() - t0) / n;
+		printf("%s cpu_us_per_call=%lld wall_us_per_call=%lld peeked=%d queued=%d\n",
+		       result, cpu, wall, peeked, drain(fd));
+		return 0;
+	}
 	if (argc >= 5 && !strcmp(argv[1], "signal")) {
 		struct itimerval it = { { 0, 0 }, { 0, atol(argv[4]) * 1000 } };
 		struct sigaction sa;
@@ -171,6 +237,6 @@ int main(int argc, char **argv)
 		       alarm_at ? done - alarm_at : -1);
 		return 0;
 	}
-	fprintf(stderr, "usage: llpoll-probe send|dontwait|block|signal ...\n");
+	fprintf(stderr, "usage: llpoll-probe send|dontwait|block|peek|signal ...\n");
 	return 2;
 }

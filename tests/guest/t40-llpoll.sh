@@ -111,6 +111,16 @@ check "after the idle spins, eth0 answers by interrupt" ping -c 3 -i 0.2 -W 3 -I
 check "after the idle spins, eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
 	[ "$(irq_count eth0)" -gt "$i0" ]
 
+# A MSG_PEEK reader whose peek offset is past all it holds: the data sits
+# in UDP's reader_queue, so each wait ends after its first pass instead of
+# spinning the window on an empty receive queue.
+probe_case peek $SPIN_US 10 50
+check "MSG_PEEK past the data: each recv times out with EAGAIN, the 4 datagrams stay queued ($probe_out)" \
+	sh -c "echo '$probe_out' | grep -q '^EAGAIN .* peeked=4 queued=4\$'"
+peek_passes_ok() { [ "$probe_passes" -ge 10 ] && [ "$probe_passes" -le 20 ]; }
+check "MSG_PEEK past the data: each wait polls once and the reader_queue ends it ($probe_passes ll passes for 10 calls, 10-20)" \
+	peek_passes_ok
+
 probe_case signal 1000000 50
 after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')
 check "a signal during a 1 s spin: EINTR within 200 ms (${after:-?} us)" \
