@@ -17,7 +17,7 @@ DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 
-.PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall check check-noll bench soak
+.PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall distclean check check-noll bench soak
 
 # plain `make` explains instead of building against a kernel tree that a
 # fresh clone does not have yet
@@ -43,6 +43,8 @@ help:
 	@echo '  dkms-uninstall  remove it for every kernel: the in-tree drivers'
 	@echo '                are used again'
 	@echo '  clean         remove the host build of the forks'
+	@echo '  distclean     remove the cache, $(LLPOLL_CACHE)'
+	@echo '                (prints its size first; ~5 GB here)'
 	@echo
 	@echo 'Output: caches, kernels, images and test logs in $(LLPOLL_CACHE);'
 	@echo 'bench results in bench/results/DATE. Docs: README.md, docs/.'
@@ -84,6 +86,10 @@ dkms-install:
 dkms-uninstall:
 	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
 	rm -rf $(DKMS_SRC)
+
+# the whole cache: the next check or bench rebuilds everything
+distclean: clean
+	vm/distclean
 
 check: deps
 	vm/kernel test
