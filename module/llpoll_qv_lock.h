@@ -239,9 +239,12 @@ static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
 
 /*
  * ndo_ll_poll's LL_POLL_ENTER, before the pass: a spinning wait joins the
- * q_vector. The first poller masks its interrupt. On a q_vector that also
- * serves TX rings (@tx), a poller entering while the hold is on schedules
- * NAPI, which cleans the TX completions that pollers leave to it. False
+ * q_vector. The first poller masks its interrupt. When the q_vector's TX
+ * rings hold completions (@tx: sent descriptors not yet cleaned), a
+ * poller entering while the hold is on schedules NAPI, which cleans the
+ * TX completions that pollers leave to it; a poll() or select() spin,
+ * which enters for every pass, then kicks NAPI only when there is
+ * something to clean. False
  * if the q_vector is disabled: the caller returns LL_FLUSH_FAILED and no
  * exit follows.
  */

@@ -4,6 +4,7 @@
 
 # shellcheck disable=SC2034 # used by the t*.sh tests
 LL_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_poll
+LL_SELECT_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_select
 SERVER_ADDR=198.18.0.2
 # shellcheck disable=SC2034
 CLIENT_ADDR=198.18.0.1
@@ -78,6 +79,9 @@ irq_count() {
 # in netns peer on CPU 1, client in the init namespace on CPU 0, blocking
 # recvfrom at both. With options (-F p: poll()) the client takes the
 # server's address from its feed file, as sockperf wants with -F.
+# SOCKPERF_IOMUX (p, s, e): both ends wait with poll(), select() or epoll;
+# SOCKPERF_ARGS: more options for both ends (--lls USEC);
+# SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD).
 sockperf_pingpong() {
 	# sh has no locals: sp_* names stay clear of the callers' variables
 	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
@@ -87,19 +91,23 @@ sockperf_pingpong() {
 	udp) echo "U:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp="" ;;
 	tcp) echo "T:$SERVER_ADDR:11111" >"$sp_feed"; sp_tcp=--tcp ;;
 	esac
-	# SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD)
 	sp_env=""
 	[ -z "${SOCKPERF_PRELOAD:-}" ] || sp_env="env LD_PRELOAD=$SOCKPERF_PRELOAD"
-	# shellcheck disable=SC2086 # $sp_env and $sp_tcp are empty or words
-	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_feed" -F r >/tmp/sockperf-server.log 2>&1 &
+	sp_mux=${SOCKPERF_IOMUX:-}
+	[ -z "$sp_mux" ] || set -- -F "$sp_mux" "$@"
+	# shellcheck disable=SC2086 # $sp_env, $sp_tcp and SOCKPERF_ARGS are empty or words
+	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_feed" -F "${sp_mux:-r}" \
+		${SOCKPERF_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
 	if [ $# -gt 0 ]; then
 		# shellcheck disable=SC2086
-		taskset -c 0 $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" "$@" >"$sp_out" 2>&1
+		taskset -c 0 $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
+			${SOCKPERF_ARGS:-} "$@" >"$sp_out" 2>&1
 	else
 		# shellcheck disable=SC2086
-		taskset -c 0 $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" >"$sp_out" 2>&1
+		taskset -c 0 $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
+			${SOCKPERF_ARGS:-} >"$sp_out" 2>&1
 	fi
 	sp_rc=$?
 	kill "$sp_pid" 2>/dev/null
@@ -141,4 +149,30 @@ squeeze() {
 	sq_sum=0
 	while read -r _ _ sq_hex _; do sq_sum=$((sq_sum + 0x$sq_hex)); done </proc/net/softnet_stat
 	echo $sq_sum
+}
+# ll passes on eth0's queues: every ndo_ll_poll() pass counts once
+ll_passes() { nic_sum "" eth0 '^rx_q_[0-9]+_(ll_poll_yield|misses|cleaned):$'; }
+
+# probe_case MODE SYSCTL ARGS...: a probe on eth0 that first takes
+# datagrams from peer; the sysctl is switched only for the measured call.
+probe_case() {
+	mode=$1 val=$2
+	shift 2
+	sync=/tmp/probe-sync
+	rm -rf "$sync"
+	mkdir -p "$sync"
+	LLPOLL_SYNC_DIR=$sync "$PROBE" "$mode" "$CLIENT_ADDR" 12000 "$@" >/tmp/probe.out 2>&1 &
+	ppid=$!
+	sleep 0.3
+	ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12000 5
+	i=0
+	while [ ! -e "$sync/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	echo "$val" >"$LL_SYSCTL"
+	p0=$(ll_passes)
+	touch "$sync/go"
+	wait "$ppid"
+	echo 0 >"$LL_SYSCTL"
+	probe_passes=$(($(ll_passes) - p0))
+	probe_out=$(cat /tmp/probe.out)
+	echo "# probe $mode: $probe_out (ll passes: $probe_passes)"
 }

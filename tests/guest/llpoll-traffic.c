@@ -12,9 +12,10 @@
  *   udp-seq-send ADDR PORT NPORTS COUNT GAP_US
  *       COUNT numbered datagrams to each of PORT..PORT+NPORTS-1, one round
  *       over all ports every GAP_US
- *   udp-seq-recv ADDR PORT NPORTS COUNT IDLE_MS recv|poll|select
+ *   udp-seq-recv ADDR PORT NPORTS COUNT IDLE_MS recv|poll|select|epoll
  *       NPORTS sockets that each expect datagrams 0..COUNT-1 in order,
- *       read with blocking recv (NPORTS 1), poll() or select(); stops when
+ *       read with blocking recv (NPORTS 1), poll(), select() or
+ *       epoll_wait(); stops when
  *       all arrived or nothing came for IDLE_MS: prints received, lost
  *       (never arrived), reordered (arrived after a later one) and
  *       duplicated; exit 0 only when all arrived once and in order
@@ -32,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -262,9 +264,10 @@ static int udp_seq_recv(const char *addr, int port, int nports, long count,
 	struct pollfd pfd[MAX_PORTS];
 	int i, use_poll = !strcmp(mode, "poll");
 	int use_select = !strcmp(mode, "select");
+	int epfd = !strcmp(mode, "epoll") ? epoll_create1(0) : -1;
 
-	if (!use_poll && !use_select && (strcmp(mode, "recv") || nports != 1)) {
-		fprintf(stderr, "mode recv takes one port; else poll or select\n");
+	if (!use_poll && !use_select && epfd < 0 && (strcmp(mode, "recv") || nports != 1)) {
+		fprintf(stderr, "mode recv takes one port; else poll, select or epoll\n");
 		return 2;
 	}
 	for (i = 0; i < nports; i++) {
@@ -275,6 +278,12 @@ static int udp_seq_recv(const char *addr, int port, int nports, long count,
 			die("calloc");
 		pfd[i].fd = s[i].fd;
 		pfd[i].events = POLLIN;
+		if (epfd >= 0) {
+			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
+
+			if (epoll_ctl(epfd, EPOLL_CTL_ADD, s[i].fd, &ev))
+				die("epoll_ctl");
+		}
 		set_timeout_ms(s[i].fd, idle_ms);
 	}
 	/* tell the caller the sockets are bound */
@@ -311,6 +320,16 @@ static int udp_seq_recv(const char *addr, int port, int nports, long count,
 			for (i = 0; i < nports; i++)
 				if (FD_ISSET(s[i].fd, &rd))
 					seq_take(&s[i], MSG_DONTWAIT, count, &c);
+		} else if (epfd >= 0) {
+			struct epoll_event ev[MAX_PORTS];
+
+			n = epoll_wait(epfd, ev, MAX_PORTS, idle_ms);
+			if (n < 0 && errno != EINTR)
+				die("epoll_wait");
+			if (n <= 0)
+				break;
+			for (i = 0; i < n; i++)
+				seq_take(&s[ev[i].data.u32], MSG_DONTWAIT, count, &c);
 		} else if (!seq_take(&s[0], 0, count, &c)) {
 			break;
 		}

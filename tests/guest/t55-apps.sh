@@ -1,0 +1,135 @@
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # probe_out, probe_passes: set by probe_case (lib.sh)
+# Applications: a socket's own window (SO_BUSY_POLL), poll() and select()
+# that spin (ip_low_latency_select), epoll_wait(). Runs after the tests
+# that compare sysctl 0 with the stock driver: once a socket has set its
+# own window, NAPI flushes GRO whenever it releases its rings.
+
+APP_US=2000	# the window of the ping-pongs, as in t40
+IDLE_US=5000	# the window of the idle waits: large beside TCG's overhead
+
+# ---- bad values change nothing ----
+check "ip_low_latency_select exists, 0 by default" [ "$(cat "$LL_SELECT_SYSCTL")" = 0 ]
+for bad in -1 1000001 abc; do
+	check "ip_low_latency_select $bad is refused and changes nothing" \
+		sh -c "! echo $bad >$LL_SELECT_SYSCTL 2>/dev/null && [ \$(cat $LL_SELECT_SYSCTL) = 0 ]"
+done
+out=$("$PROBE" sockopt 300 -1 1000001)
+check "SO_BUSY_POLL -1 and 1000001: EINVAL, the window set before stays ($out)" \
+	[ "$out" = "OK EINVAL EINVAL value=300" ]
+unpriv() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+echo 0 >"$LL_SYSCTL"
+out=$(unpriv "$PROBE" sockopt 100)
+check "unprivileged SO_BUSY_POLL above the global window (0): EPERM, nothing set ($out)" \
+	[ "$out" = "EPERM value=0" ]
+echo 500 >"$LL_SYSCTL"
+out=$(unpriv "$PROBE" sockopt 500 600 0)
+echo 0 >"$LL_SYSCTL"
+check "unprivileged, global window 500: 500 is allowed, 600 is EPERM, 0 opts out ($out)" \
+	[ "$out" = "OK EPERM OK value=0" ]
+
+# ---- a socket's own window ----
+probe_case block 0 20 50
+check "sysctl 0, no SO_BUSY_POLL: no ll pass (+$probe_passes)" [ "$probe_passes" -eq 0 ]
+cpu0=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+export LLPOLL_BUSY_POLL=$IDLE_US
+probe_case block 0 20 50
+unset LLPOLL_BUSY_POLL
+cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+spin=$((${cpu:-999999} - ${cpu0:-0}))
+own_ok() { [ "$probe_passes" -gt 20 ] && [ "$spin" -lt $((2 * IDLE_US)) ]; }
+check "sysctl 0, SO_BUSY_POLL $IDLE_US: the socket polls, spinning at most its window ($probe_passes ll passes, spin CPU $spin us per call)" \
+	own_ok
+export LLPOLL_BUSY_POLL=0
+probe_case block $IDLE_US 20 50
+unset LLPOLL_BUSY_POLL
+check "sysctl $IDLE_US, SO_BUSY_POLL 0: the socket opted out, no ll pass (+$probe_passes)" [ "$probe_passes" -eq 0 ]
+
+# ---- epoll_ctl(EPOLL_CTL_ADD) makes no pass ----
+probe_case epoll-add $APP_US
+check "EPOLL_CTL_ADD of a socket on eth0, sysctl $APP_US: no ll pass (+$probe_passes)" \
+	sh -c "[ '$probe_out' = added ] && [ $probe_passes -eq 0 ]"
+
+# ---- poll(), select(), epoll_wait() ----
+# iomux_pingpong MODE NSOCK OUT: 4 s of UDP ping-pong; the server in peer
+# waits on NSOCK sockets with sockperf's iomux MODE (p, s, e), the client
+# on its one socket the same way; the requests go to the first
+iomux_pingpong() {
+	ip_feed=/tmp/feed-iomux
+	: >"$ip_feed"
+	ip_i=0
+	while [ $ip_i -lt "$2" ]; do
+		echo "U:$SERVER_ADDR:$((11200 + ip_i))" >>"$ip_feed"
+		ip_i=$((ip_i + 1))
+	done
+	ip netns exec peer taskset -c 1 sockperf server -f "$ip_feed" -F "$1" >/tmp/sockperf-iomux-server.log 2>&1 &
+	ip_pid=$!
+	sleep 1
+	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11200 -F "$1" -m 64 -t 4 >"$3" 2>&1
+	ip_rc=$?
+	kill "$ip_pid" 2>/dev/null
+	wait "$ip_pid" 2>/dev/null
+	return $ip_rc
+}
+for mode in poll select epoll; do
+	case $mode in poll) f=p ;; select) f=s ;; epoll) f=e ;; esac
+	for nsock in 1 100; do
+		name="$mode, $nsock socket$([ "$nsock" = 1 ] || echo s)"
+		out=/out/sockperf-$mode-$nsock.log
+		echo $APP_US >"$LL_SYSCTL"
+		echo $APP_US >"$LL_SELECT_SYSCTL"
+		n0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
+		c0=$(ll_cleaned) r0=$(rx_packets)
+		iomux_pingpong "$f" "$nsock" "$out"
+		rc=$?
+		n=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - n0))
+		cleaned=$(($(ll_cleaned) - c0)) rx=$(($(rx_packets) - r0))
+		echo 0 >"$LL_SELECT_SYSCTL"
+		echo 0 >"$LL_SYSCTL"
+		echo "# $name: p50=$(sockperf_pct "$out" 50.000) us, $(sockperf_msgs "$out") round trips, eth0 pollers took $cleaned of $rx, LowLatencyRxPackets +$n"
+		check "$name: 4 s UDP ping-pong, nothing lost or reordered (sockperf exit $rc)" \
+			sh -c "[ $rc -eq 0 ] && grep -q 'ReceivedMessages=[1-9]' $out && ! grep -Eq '# (dropped|duplicated|out-of-order) messages = [1-9]' $out"
+		check "$name: the pollers took more than half of eth0's packets ($cleaned of $rx; LowLatencyRxPackets +$n)" \
+			[ $((2 * cleaned)) -gt "$rx" ]
+	done
+
+	# an idle wait on 100 sockets spins at most the window, then sleeps
+	echo $IDLE_US >"$LL_SELECT_SYSCTL"
+	probe_case wait 0 10 50 $mode 100
+	cpu0=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+	probe_case wait $IDLE_US 10 50 $mode 100
+	echo 0 >"$LL_SELECT_SYSCTL"
+	cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+	spin=$((${cpu:-999999} - ${cpu0:-0}))
+	idle_ok() { [ "$probe_passes" -gt 10 ] && [ "$spin" -lt $((2 * IDLE_US)) ] && echo "$probe_out" | grep -q ' ready=0$'; }
+	check "$mode, idle, 100 sockets, window $IDLE_US us: spins ($probe_passes ll passes), then sleeps (spin CPU $spin us per 50 ms call)" \
+		idle_ok
+	i0=$(irq_count eth0)
+	check "$mode: after the idle waits eth0 answers by interrupt" ping -c 2 -i 0.2 -W 3 -I eth0 "$SERVER_ADDR"
+	check "$mode: after the idle waits eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
+		[ "$(irq_count eth0)" -gt "$i0" ]
+
+	# a signal during a long spin ends the call at once
+	echo 1000000 >"$LL_SELECT_SYSCTL"
+	probe_case signal 1000000 50 $mode
+	echo 0 >"$LL_SELECT_SYSCTL"
+	after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')
+	check "$mode: a signal during a 1 s spin gives EINTR within 200 ms (${after:-?} us)" \
+		sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
+done
+
+# ---- nothing lost or reordered, 100 sockets, data on all of them ----
+for mode in poll select epoll; do
+	echo $APP_US >"$LL_SYSCTL"
+	echo $APP_US >"$LL_SELECT_SYSCTL"
+	"$TRAFFIC" udp-seq-recv "$CLIENT_ADDR" 13000 100 50 3000 $mode >/tmp/seq-$mode.out 2>&1 &
+	sq_pid=$!
+	sleep 1
+	ip netns exec peer "$TRAFFIC" udp-seq-send "$CLIENT_ADDR" 13000 100 50 2000
+	wait "$sq_pid"
+	sq_rc=$?
+	echo 0 >"$LL_SELECT_SYSCTL"
+	echo 0 >"$LL_SYSCTL"
+	check "$mode over 100 sockets: 5000 datagrams, none lost, reordered or duplicated ($(tail -n 1 /tmp/seq-$mode.out))" \
+		[ "$sq_rc" -eq 0 ]
+done
