@@ -16,8 +16,12 @@ export LLPOLL_KSRC
 DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
+# the DKMS package's files; vm/image keys the bench image on them
+DKMS_FILES := dkms.conf Kbuild Makefile module/llpoll_qv_lock.h module/prepare-src \
+	$(foreach d,$(DRIVERS),$(sort $(wildcard module/$(d)/*.patch)))
 
-.PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall distclean check check-noll bench soak
+.PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall distclean check check-noll bench soak \
+	version dkms-files
 
 # plain `make` explains instead of building against a kernel tree that a
 # fresh clone does not have yet
@@ -73,13 +77,18 @@ clean:
 # guest); KVER= builds for that kernel instead of the running one
 dkms-install:
 	rm -rf $(DKMS_SRC)
-	mkdir -p $(DKMS_SRC)/module
-	cp dkms.conf Kbuild Makefile $(DKMS_SRC)/
-	cp module/llpoll_qv_lock.h module/prepare-src $(DKMS_SRC)/module/
-	for d in $(DRIVERS); do mkdir -p $(DKMS_SRC)/module/$$d && cp module/$$d/*.patch $(DKMS_SRC)/module/$$d/; done
+	mkdir -p $(DKMS_SRC)
+	cp --parents $(DKMS_FILES) $(DKMS_SRC)/
 	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
 	dkms add llpoll/$(VERSION)
 	dkms install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
+
+# the package version (dkms.conf) and file list, for scripts
+version:
+	@echo $(VERSION)
+
+dkms-files:
+	@echo $(DKMS_FILES)
 
 # remove the DKMS package for every kernel and its source copy; dkms runs
 # depmod, so modprobe finds the in-tree drivers again

@@ -11,7 +11,7 @@ CLIENT_ADDR=198.18.0.1
 PROBE=${PROBE:-/out/llpoll-probe}
 # the DKMS package's version (dkms.conf is its home)
 # shellcheck disable=SC2034
-LLPOLL_VERSION=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' /llpoll/dkms.conf)
+LLPOLL_VERSION=$(make -s --no-print-directory -C /llpoll version)
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
