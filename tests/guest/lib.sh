@@ -9,6 +9,7 @@ SERVER_ADDR=198.18.0.2
 # shellcheck disable=SC2034
 CLIENT_ADDR=198.18.0.1
 PROBE=${PROBE:-/out/llpoll-probe}
+TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
 # the DKMS package's version (dkms.conf is its home)
 # shellcheck disable=SC2034
 LLPOLL_VERSION=$(make -s --no-print-directory -C /llpoll version)

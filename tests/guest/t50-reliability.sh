@@ -7,7 +7,6 @@
 
 SOAK_SECS=${SOAK_SECS:-40}
 SOAK_CYCLES=${SOAK_CYCLES:-2}
-TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
 XDP=${XDP:-/out/llpoll-xdp}
 RESUME_S=20	# after a fault, traffic must flow again within this
 ECHO_PORT=14000

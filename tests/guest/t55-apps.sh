@@ -65,17 +65,20 @@ iomux_pingpong() {
 	ip netns exec peer taskset -c 1 sockperf server -f "$ip_feed" -F "$1" >/tmp/sockperf-iomux-server.log 2>&1 &
 	ip_pid=$!
 	sleep 1
-	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11200 -F "$1" -m 64 -t 4 >"$3" 2>&1
+	# with -F the client too takes its address from a feed file
+	echo "U:$SERVER_ADDR:11200" >/tmp/feed-iomux-client
+	taskset -c 0 sockperf ping-pong -f /tmp/feed-iomux-client -F "$1" -m 64 -t 4 >"$3" 2>&1
 	ip_rc=$?
 	kill "$ip_pid" 2>/dev/null
 	wait "$ip_pid" 2>/dev/null
 	return $ip_rc
 }
-for mode in poll select epoll; do
-	case $mode in poll) f=p ;; select) f=s ;; epoll) f=e ;; esac
+# (probe_case sets mode and check sets name: the loops use mux and case_name)
+for mux in poll select epoll; do
+	case $mux in poll) f=p ;; select) f=s ;; epoll) f=e ;; esac
 	for nsock in 1 100; do
-		name="$mode, $nsock socket$([ "$nsock" = 1 ] || echo s)"
-		out=/out/sockperf-$mode-$nsock.log
+		case_name="$mux, $nsock socket$([ "$nsock" = 1 ] || echo s)"
+		out=/out/sockperf-$mux-$nsock.log
 		echo $APP_US >"$LL_SYSCTL"
 		echo $APP_US >"$LL_SELECT_SYSCTL"
 		n0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
@@ -86,43 +89,43 @@ for mode in poll select epoll; do
 		cleaned=$(($(ll_cleaned) - c0)) rx=$(($(rx_packets) - r0))
 		echo 0 >"$LL_SELECT_SYSCTL"
 		echo 0 >"$LL_SYSCTL"
-		echo "# $name: p50=$(sockperf_pct "$out" 50.000) us, $(sockperf_msgs "$out") round trips, eth0 pollers took $cleaned of $rx, LowLatencyRxPackets +$n"
-		check "$name: 4 s UDP ping-pong, nothing lost or reordered (sockperf exit $rc)" \
+		echo "# $case_name: p50=$(sockperf_pct "$out" 50.000) us, $(sockperf_msgs "$out") round trips, eth0 pollers took $cleaned of $rx, LowLatencyRxPackets +$n"
+		check "$case_name: 4 s UDP ping-pong, nothing lost or reordered (sockperf exit $rc)" \
 			sh -c "[ $rc -eq 0 ] && grep -q 'ReceivedMessages=[1-9]' $out && ! grep -Eq '# (dropped|duplicated|out-of-order) messages = [1-9]' $out"
-		check "$name: the pollers took more than half of eth0's packets ($cleaned of $rx; LowLatencyRxPackets +$n)" \
+		check "$case_name: the pollers took more than half of eth0's packets ($cleaned of $rx; LowLatencyRxPackets +$n)" \
 			[ $((2 * cleaned)) -gt "$rx" ]
 	done
 
 	# an idle wait on 100 sockets spins at most the window, then sleeps
 	echo $IDLE_US >"$LL_SELECT_SYSCTL"
-	probe_case wait 0 10 50 $mode 100
+	probe_case wait 0 10 50 $mux 100
 	cpu0=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
-	probe_case wait $IDLE_US 10 50 $mode 100
+	probe_case wait $IDLE_US 10 50 $mux 100
 	echo 0 >"$LL_SELECT_SYSCTL"
 	cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
 	spin=$((${cpu:-999999} - ${cpu0:-0}))
 	idle_ok() { [ "$probe_passes" -gt 10 ] && [ "$spin" -lt $((2 * IDLE_US)) ] && echo "$probe_out" | grep -q ' ready=0$'; }
-	check "$mode, idle, 100 sockets, window $IDLE_US us: spins ($probe_passes ll passes), then sleeps (spin CPU $spin us per 50 ms call)" \
+	check "$mux, idle, 100 sockets, window $IDLE_US us: spins ($probe_passes ll passes), then sleeps (spin CPU $spin us per 50 ms call)" \
 		idle_ok
 	i0=$(irq_count eth0)
-	check "$mode: after the idle waits eth0 answers by interrupt" ping -c 2 -i 0.2 -W 3 -I eth0 "$SERVER_ADDR"
-	check "$mode: after the idle waits eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
+	check "$mux: after the idle waits eth0 answers by interrupt" ping -c 2 -i 0.2 -W 3 -I eth0 "$SERVER_ADDR"
+	check "$mux: after the idle waits eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
 		[ "$(irq_count eth0)" -gt "$i0" ]
 
 	# a signal during a long spin ends the call at once
 	echo 1000000 >"$LL_SELECT_SYSCTL"
-	probe_case signal 1000000 50 $mode
+	probe_case signal 1000000 50 $mux
 	echo 0 >"$LL_SELECT_SYSCTL"
 	after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')
-	check "$mode: a signal during a 1 s spin gives EINTR within 200 ms (${after:-?} us)" \
+	check "$mux: a signal during a 1 s spin gives EINTR within 200 ms (${after:-?} us)" \
 		sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
 done
 
 # ---- nothing lost or reordered, 100 sockets, data on all of them ----
-for mode in poll select epoll; do
+for mux in poll select epoll; do
 	echo $APP_US >"$LL_SYSCTL"
 	echo $APP_US >"$LL_SELECT_SYSCTL"
-	"$TRAFFIC" udp-seq-recv "$CLIENT_ADDR" 13000 100 50 3000 $mode >/tmp/seq-$mode.out 2>&1 &
+	"$TRAFFIC" udp-seq-recv "$CLIENT_ADDR" 13000 100 50 3000 $mux >/tmp/seq-$mux.out 2>&1 &
 	sq_pid=$!
 	sleep 1
 	ip netns exec peer "$TRAFFIC" udp-seq-send "$CLIENT_ADDR" 13000 100 50 2000
@@ -130,6 +133,6 @@ for mode in poll select epoll; do
 	sq_rc=$?
 	echo 0 >"$LL_SELECT_SYSCTL"
 	echo 0 >"$LL_SYSCTL"
-	check "$mode over 100 sockets: 5000 datagrams, none lost, reordered or duplicated ($(tail -n 1 /tmp/seq-$mode.out))" \
+	check "$mux over 100 sockets: 5000 datagrams, none lost, reordered or duplicated ($(tail -n 1 /tmp/seq-$mux.out))" \
 		[ "$sq_rc" -eq 0 ]
 done
