@@ -1,23 +1,48 @@
 # shellcheck shell=bash
-# Result lines shared by tests/run and tests/soak: every result is a line
-# "ok - ...", "not ok - ..." or "skip - ..."; the last line of a run is
-# "N passed, N failed, N skipped".
+# Result lines shared by tests/run, tests/soak and tests/noll. Checks print
+# "ok - ...", "not ok - ..." or "skip - ..."; tally numbers them as TAP 13
+# ("ok N - ...", "not ok N - ...", "ok N - ... # SKIP") and counts them;
+# summary closes the stream with its plan ("1..N") and the run's last line,
+# "N passed, N failed, N skipped". tap_start opens it.
 
 pass=0 fail=0 skipped=0
-# tally: print and count the result lines read from stdin
+tap_start() { echo "TAP version 13"; }
+# tally: number, print and count the result lines read from stdin
 tally() {
-	local line
+	local line n
 	while IFS= read -r line; do
-		echo "$line"
+		n=$((pass + fail + skipped + 1))
 		case $line in
-		"ok - "*) pass=$((pass + 1)) ;;
-		"not ok - "*) fail=$((fail + 1)) ;;
-		"skip - "*) skipped=$((skipped + 1)) ;;
+		"ok - "*) pass=$((pass + 1)); echo "ok $n - ${line#ok - }" ;;
+		"not ok - "*) fail=$((fail + 1)); echo "not ok $n - ${line#not ok - }" ;;
+		"skip - "*) skipped=$((skipped + 1)); echo "ok $n - ${line#skip - } # SKIP" ;;
+		*) echo "$line" ;;
 		esac
 	done
 }
 result() { # NAME STATUS
 	if [ "$2" -eq 0 ]; then echo "ok - $1"; else echo "not ok - $1"; fi
+}
+# tap_parse FILE: what a TAP consumer (Perl's TAP::Parser, as prove uses)
+# reads from FILE: "tests=N failed=N skipped=N plan=N errors=N"
+tap_parse() {
+	perl -MTAP::Parser -e '
+		open(my $f, "<", $ARGV[0]) or die "$ARGV[0]: $!\n";
+		my $p = TAP::Parser->new({ tap => do { local $/; <$f> } });
+		1 while $p->next;
+		printf "tests=%d failed=%d skipped=%d plan=%s errors=%d\n", $p->tests_run,
+			scalar $p->failed, scalar $p->skipped, $p->tests_planned // "none",
+			scalar $p->parse_errors;' "$1"
+}
+# guest_tap_check RUNDIR: a result: the guest's output.log is TAP that a
+# parser reads without error, with a plan that matches its results
+guest_tap_check() {
+	local parsed tests plan
+	parsed=$(tap_parse "$1/output.log" 2>&1 || true)
+	tests=$(echo "$parsed" | sed -n 's/^tests=\([0-9]*\) .*/\1/p')
+	plan=$(echo "$parsed" | sed -n 's/.* plan=\([0-9]*\) errors=0$/\1/p')
+	result "guest: output.log is TAP 13 that a TAP parser reads ($parsed)" \
+		"$([ -n "$plan" ] && [ "${tests:-0}" -gt 0 ] && [ "$tests" = "$plan" ]; echo $?)"
 }
 # the guest tools, static, into RUNDIR (the guest's /out)
 build_guest_tools() { # RUNDIR
@@ -26,9 +51,12 @@ build_guest_tools() { # RUNDIR
 		gcc -O2 -Wall -Wextra -Werror -static -o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
 	done
 }
-# guest_label: the result and comment lines of guest output, labelled
+# guest_label: the result and comment lines of the guest's TAP, labelled
+# and back in the unnumbered form that tally numbers
 guest_label() {
-	grep -E '^(ok|not ok|skip) - |^# ' | sed -E 's/^(not ok|ok|skip) - /&guest: /'
+	grep -E '^(ok|not ok) [0-9]+ - |^# ' | sed -E \
+		-e 's/^ok [0-9]+ - (.*) # SKIP$/skip - guest: \1/' \
+		-e 's/^(not ok|ok) [0-9]+ - /\1 - guest: /'
 }
 # guest_results RUNDIR: the guest's result and comment lines, labelled
 guest_results() { guest_label <"$1/guest.log"; }
@@ -53,6 +81,7 @@ guest_follow() {
 	done
 }
 summary() {
+	echo "1..$((pass + fail + skipped))"
 	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" -eq 0 ]
 }

@@ -1,5 +1,5 @@
 # shellcheck shell=sh
-# Helpers for the guest tests: TAP-like result lines the host counts,
+# Helpers for the guest tests: TAP result lines the host counts,
 # NIC counters, sockperf runs. Sourced by tests/guest/run.
 
 # shellcheck disable=SC2034 # used by the t*.sh tests
@@ -14,15 +14,29 @@ TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
 # shellcheck disable=SC2034
 LLPOLL_VERSION=$(make -s --no-print-directory -C /llpoll version)
 
-ok() { echo "ok - $*"; }
-not_ok() { echo "not ok - $*"; }
+# Results are TAP 13 ("ok N - ...", "not ok N - ...", "ok N - ... # SKIP"),
+# numbered through a counter file so that checks in subshells count too;
+# a runner opens the stream with tap_start and closes it with tap_plan.
+TAP_COUNTER=/tmp/llpoll-tap-count
+tap_start() {
+	echo 0 >"$TAP_COUNTER"
+	echo "TAP version 13"
+}
+tap_plan() { echo "1..$(cat "$TAP_COUNTER" 2>/dev/null || echo 0)"; }
+tap_line() { # STATUS DESCRIPTION
+	tap_n=$(($(cat "$TAP_COUNTER" 2>/dev/null || echo 0) + 1))
+	echo "$tap_n" >"$TAP_COUNTER"
+	echo "$1 $tap_n - $2"
+}
+ok() { tap_line ok "$*"; }
+not_ok() { tap_line "not ok" "$*"; }
 # check NAME CMD...: one result line from a command's status
 check() {
 	name=$1
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
-skip() { echo "skip - $*"; }
+skip() { tap_line ok "$* # SKIP"; }
 
 # in_ns NS CMD...: CMD in network namespace NS ("" for the initial one)
 in_ns() {
