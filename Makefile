@@ -6,12 +6,21 @@
 #   make modules  the forked drivers on the host, against KDIR
 # Caches live outside the clone: $(LLPOLL_CACHE).
 
-LLPOLL_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/llpoll
+# The cache's layout has its home in vm/lib.sh; make asks vm/paths. The
+# DKMS package's copy of this Makefile has no vm/ and needs none of it.
+paths = $(shell [ ! -x $(CURDIR)/vm/paths ] || $(CURDIR)/vm/paths $(1))
+ifeq ($(origin LLPOLL_CACHE),undefined)
+LLPOLL_CACHE := $(call paths,cache)
+endif
 export LLPOLL_CACHE
 VARIANT ?= test
-KDIR ?= $(LLPOLL_CACHE)/kernel-test/obj
+empty :=
+space := $(empty) $(empty)
+KDIR ?= $(call paths,kernel test)/obj
 # prepare-src takes the drivers from our unpacked tree when there is one
-LLPOLL_KSRC ?= $(wildcard $(LLPOLL_CACHE)/linux-source-6.1)
+ifeq ($(origin LLPOLL_KSRC),undefined)
+LLPOLL_KSRC := $(wildcard $(call paths,tree))
+endif
 export LLPOLL_KSRC
 DRIVERS := igb ixgbe
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
@@ -39,7 +48,7 @@ help:
 	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (over 2 h)'
 	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
 	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
-	@echo '  kernel        one kernel variant, VARIANT=test|bench|noll'
+	@echo '  kernel        one kernel variant, VARIANT=$(subst $(space),|,$(call paths,variants))'
 	@echo '  image         its guest image, VARIANT=...'
 	@echo '  modules       the forked drivers on this host against KDIR'
 	@echo '                (default: the test kernel; needs `make kernel` first)'

@@ -4,10 +4,29 @@
 
 LLPOLL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LLPOLL_CACHE=${LLPOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llpoll}
-LLPOLL_SRC=$LLPOLL_CACHE/linux-source-6.1
 LLPOLL_LOGS=$LLPOLL_CACHE/logs
-export LLPOLL_TOP LLPOLL_CACHE LLPOLL_SRC LLPOLL_LOGS
+export LLPOLL_TOP LLPOLL_CACHE LLPOLL_LOGS
 mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
+
+# The kernel variants, one per vm/config/VARIANT.config on top of the
+# common llpoll.config: test (debug options: make check, make soak), bench
+# (none: make bench), noll (CONFIG_INET_LL_RX_POLL off: make check-noll).
+# The cache keeps each variant's build in kernel_dir and its guest image in
+# image_file; every script asks these (make through vm/paths). kernel_tree
+# is Debian's linux-source-6.1 unpacked with core-hook.patch applied, which
+# every variant builds from (vm/kernel owns it; make hands it to
+# module/prepare-src as LLPOLL_KSRC).
+LLPOLL_VARIANTS=""
+for llpoll_cfg in "$LLPOLL_TOP"/vm/config/*.config; do
+	llpoll_cfg=${llpoll_cfg##*/}
+	[ "$llpoll_cfg" = llpoll.config ] ||
+		LLPOLL_VARIANTS="$LLPOLL_VARIANTS${LLPOLL_VARIANTS:+ }${llpoll_cfg%.config}"
+done
+unset llpoll_cfg
+is_variant() { case " $LLPOLL_VARIANTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+kernel_dir() { echo "$LLPOLL_CACHE/kernel-$1"; }
+image_file() { echo "$LLPOLL_CACHE/image-$1.img"; }
+kernel_tree() { echo "$LLPOLL_CACHE/linux-source-6.1"; }
 
 die() {
 	echo "error: $*" >&2
