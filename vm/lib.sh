@@ -33,6 +33,12 @@ die() {
 	exit 1
 }
 
+# is_whole VALUE: VALUE is a whole number (digits only), for the scripts'
+# numeric flags
+is_whole() {
+	case $1 in '' | *[!0-9]*) return 1 ;; esac
+}
+
 # stage NAME LOG CMD...: run CMD with all output in LOG, print the stage
 # name and elapsed time; on failure show the log tail and its path.
 stage() {
