@@ -6,6 +6,9 @@
 # "N passed, N failed, N skipped". tap_start opens it.
 
 pass=0 fail=0 skipped=0
+# wait_until and the sockperf reader: the guest's helpers, on the host too
+# shellcheck source=vm/guest/lib.sh
+. "$LLPOLL_TOP/vm/guest/lib.sh"
 tap_start() { echo "TAP version 13"; }
 # tally: number, print and count the result lines read from stdin
 tally() {

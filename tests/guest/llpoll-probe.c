@@ -41,27 +41,11 @@
  * measured call alone.
  */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <poll.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
-#include <sys/select.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
+#include "llpoll-tools.h"
 
 static long long cpu_us(void)
 {
@@ -80,30 +64,17 @@ static int udp_socket(const char *addr, const char *port, int do_bind,
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
 	sin->sin_port = htons(atoi(port));
-	if (fd < 0 || inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		perror("socket/address");
-		exit(2);
-	}
+	if (fd < 0 || inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+		die("socket/address");
 	if (fd >= 0 && getenv("LLPOLL_BUSY_POLL")) {
 		int usec = atoi(getenv("LLPOLL_BUSY_POLL"));
 
-		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec))) {
-			perror("SO_BUSY_POLL");
-			exit(2);
-		}
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)))
+			die("SO_BUSY_POLL");
 	}
-	if (do_bind && bind(fd, (struct sockaddr *)sin, sizeof(*sin))) {
-		perror("bind");
-		exit(2);
-	}
+	if (do_bind && bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
+		die("bind");
 	return fd;
-}
-
-static void set_timeout_ms(int fd, long ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
 /* the first datagram gives the socket its NAPI ID */
@@ -169,55 +140,6 @@ static int drain(int fd)
 	while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		n++;
 	return n;
-}
-
-/* one wait for input on fds[0..n-1] (epfd: their epoll instance), for at
- * most ms: the number of ready sockets, or -1 with errno
- */
-static int wait_input(const char *mode, const int *fds, int n, int epfd, long ms)
-{
-	struct epoll_event ev[64];
-	struct pollfd pfd[128];
-	int i, maxfd = 0;
-	fd_set rd;
-
-	if (!strcmp(mode, "epoll"))
-		return epoll_wait(epfd, ev, 64, ms);
-	if (!strcmp(mode, "poll")) {
-		for (i = 0; i < n; i++) {
-			pfd[i].fd = fds[i];
-			pfd[i].events = POLLIN;
-		}
-		return poll(pfd, n, ms);
-	}
-	if (!strcmp(mode, "select")) {
-		struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-		FD_ZERO(&rd);
-		for (i = 0; i < n; i++) {
-			FD_SET(fds[i], &rd);
-			if (fds[i] > maxfd)
-				maxfd = fds[i];
-		}
-		return select(maxfd + 1, &rd, NULL, NULL, ms < 0 ? NULL : &tv);
-	}
-	fprintf(stderr, "wait mode: poll, select or epoll, not %s\n", mode);
-	exit(2);
-}
-
-static int epoll_of(const int *fds, int n)
-{
-	struct epoll_event ev = { .events = EPOLLIN };
-	int i, epfd = epoll_create1(0);
-
-	for (i = 0; i < n; i++) {
-		ev.data.fd = fds[i];
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, fds[i], &ev)) {
-			perror("epoll_ctl");
-			exit(2);
-		}
-	}
-	return epfd;
 }
 
 static long long alarm_at;
@@ -295,11 +217,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc >= 8 && !strcmp(argv[1], "wait")) {
-		int i, n = atoi(argv[4]), nsock = atoi(argv[7]), fds[128], epfd = -1, ready = 0;
+		int i, n = atoi(argv[4]), nsock = atoi(argv[7]), fds[WAIT_MAX_FDS], epfd = -1, ready = 0;
+		enum wait_mode mode = wait_mode_of(argv[6]);
 		long long c0, t0;
 
-		if (nsock < 1 || nsock > 128) {
-			fprintf(stderr, "NSOCK: 1 to 128\n");
+		if (nsock < 1 || nsock > WAIT_MAX_FDS) {
+			fprintf(stderr, "NSOCK: 1 to %d\n", WAIT_MAX_FDS);
 			return 2;
 		}
 		for (i = 0; i < nsock; i++) {
@@ -309,12 +232,12 @@ int main(int argc, char **argv)
 			fds[i] = udp_socket(argv[2], port, 1, &sin);
 		}
 		prepare(fds[0]);
-		if (!strcmp(argv[6], "epoll"))
+		if (mode == WAIT_EPOLL)
 			epfd = epoll_of(fds, nsock);
 		c0 = cpu_us();
 		t0 = now_us();
 		for (i = 0; i < n; i++) {
-			int r = wait_input(argv[6], fds, nsock, epfd, atol(argv[5]));
+			int r = wait_input(mode, fds, nsock, epfd, atol(argv[5]), NULL);
 
 			if (r < 0) {
 				perror(argv[6]);
@@ -352,7 +275,7 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 5 && !strcmp(argv[1], "signal")) {
 		struct itimerval it = { { 0, 0 }, { 0, atol(argv[4]) * 1000 } };
-		const char *mode = argc >= 6 ? argv[5] : "recv";
+		enum wait_mode mode = wait_mode_of(argc >= 6 ? argv[5] : "recv");
 		struct sigaction sa;
 		long long done;
 
@@ -362,16 +285,16 @@ int main(int argc, char **argv)
 		sa.sa_handler = on_alarm;	/* no SA_RESTART: the wait fails */
 		sigaction(SIGALRM, &sa, NULL);
 		set_timeout_ms(fd, 0);
-		if (!strcmp(mode, "recv")) {
+		if (mode == WAIT_RECV) {
 			setitimer(ITIMER_REAL, &it, NULL);
 			errno = 0;
 			recv(fd, buf, sizeof(buf), 0);
 		} else {
-			int epfd = strcmp(mode, "epoll") ? -1 : epoll_of(&fd, 1);
+			int epfd = mode == WAIT_EPOLL ? epoll_of(&fd, 1) : -1;
 
 			setitimer(ITIMER_REAL, &it, NULL);
 			errno = 0;
-			wait_input(mode, &fd, 1, epfd, -1);
+			wait_input(mode, &fd, 1, epfd, -1, NULL);
 		}
 		done = now_us();
 		printf("%s after_signal_us=%lld\n", errno == EINTR ? "EINTR" : strerror(errno),

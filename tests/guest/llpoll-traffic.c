@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * llpoll-traffic: traffic with its own loss and order checks, for the
- * reliability suite (tests/guest/t50-reliability.sh). ADDR is an IPv4 or
+ * reliability suite (tests/guest/t50-load.sh to t53). ADDR is an IPv4 or
  * IPv6 literal.
  *
  *   udp-echo ADDR PORT                      echo every datagram back
@@ -26,34 +26,13 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/epoll.h>
-#include <sys/select.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
-#define MAX_PORTS 128
+#include "llpoll-tools.h"
 
-static long long now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
-}
+#define MAX_PORTS WAIT_MAX_FDS
 
 /* ADDR, an IPv4 or IPv6 literal, and PORT: the socket address' length */
 static socklen_t set_addr(struct sockaddr_storage *ss, const char *addr, int port)
@@ -92,13 +71,6 @@ static int bound_socket(int type, const char *addr, int port)
 	if (bind(fd, (struct sockaddr *)&sin, len))
 		die("bind");
 	return fd;
-}
-
-static void set_timeout_ms(int fd, long ms)
-{
-	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
 static void __attribute__((noreturn)) udp_echo(const char *addr, int port)
@@ -261,78 +233,43 @@ static int udp_seq_recv(const char *addr, int port, int nports, long count,
 	struct seq_count c = { 0, 0, 0, 0 };
 	long want = count * nports;
 	struct seq_sock s[MAX_PORTS];
-	struct pollfd pfd[MAX_PORTS];
-	int i, use_poll = !strcmp(mode, "poll");
-	int use_select = !strcmp(mode, "select");
-	int epfd = !strcmp(mode, "epoll") ? epoll_create1(0) : -1;
+	int i, fds[MAX_PORTS], ready[MAX_PORTS], epfd = -1;
+	enum wait_mode wait = wait_mode_of(mode);
 
-	if (!use_poll && !use_select && epfd < 0 && (strcmp(mode, "recv") || nports != 1)) {
-		fprintf(stderr, "mode recv takes one port; else poll, select or epoll\n");
+	if ((wait == WAIT_RECV && nports != 1) || nports < 1 || nports > MAX_PORTS) {
+		fprintf(stderr, "mode recv takes one port; else poll, select or epoll, at most %d ports\n",
+			MAX_PORTS);
 		return 2;
 	}
 	for (i = 0; i < nports; i++) {
 		s[i].fd = bound_socket(SOCK_DGRAM, addr, port + i);
+		fds[i] = s[i].fd;
 		s[i].max = 0;
 		s[i].seen = calloc(count, 1);
 		if (!s[i].seen)
 			die("calloc");
-		pfd[i].fd = s[i].fd;
-		pfd[i].events = POLLIN;
-		if (epfd >= 0) {
-			struct epoll_event ev = { .events = EPOLLIN, .data.u32 = i };
-
-			if (epoll_ctl(epfd, EPOLL_CTL_ADD, s[i].fd, &ev))
-				die("epoll_ctl");
-		}
 		set_timeout_ms(s[i].fd, idle_ms);
 	}
+	if (wait == WAIT_EPOLL)
+		epfd = epoll_of(fds, nports);
 	/* tell the caller the sockets are bound */
 	printf("ready\n");
 	fflush(stdout);
 	while (c.received < want) {
 		int n;
 
-		if (use_poll) {
-			n = poll(pfd, nports, idle_ms);
-			if (n < 0 && errno != EINTR)
-				die("poll");
-			if (n <= 0)
+		if (wait == WAIT_RECV) {
+			if (!seq_take(&s[0], 0, count, &c))
 				break;
-			for (i = 0; i < nports; i++)
-				if (pfd[i].revents & POLLIN)
-					seq_take(&s[i], MSG_DONTWAIT, count, &c);
-		} else if (use_select) {
-			struct timeval tv = { idle_ms / 1000, (idle_ms % 1000) * 1000 };
-			fd_set rd;
-			int maxfd = 0;
-
-			FD_ZERO(&rd);
-			for (i = 0; i < nports; i++) {
-				FD_SET(s[i].fd, &rd);
-				if (s[i].fd > maxfd)
-					maxfd = s[i].fd;
-			}
-			n = select(maxfd + 1, &rd, NULL, NULL, &tv);
-			if (n < 0 && errno != EINTR)
-				die("select");
-			if (n <= 0)
-				break;
-			for (i = 0; i < nports; i++)
-				if (FD_ISSET(s[i].fd, &rd))
-					seq_take(&s[i], MSG_DONTWAIT, count, &c);
-		} else if (epfd >= 0) {
-			struct epoll_event ev[MAX_PORTS];
-
-			n = epoll_wait(epfd, ev, MAX_PORTS, idle_ms);
-			if (n < 0 && errno != EINTR)
-				die("epoll_wait");
-			if (n <= 0)
-				break;
-			for (i = 0; i < n; i++)
-				seq_take(&s[ev[i].data.u32], MSG_DONTWAIT, count, &c);
-		} else if (!seq_take(&s[0], 0, count, &c)) {
-			break;
+			continue;
 		}
+		n = wait_input(wait, fds, nports, epfd, idle_ms, ready);
+		if (n < 0 && errno != EINTR)
+			die(mode);
+		if (n <= 0)
+			break;
+		for (i = 0; i < n; i++)
+			seq_take(&s[ready[i]], MSG_DONTWAIT, count, &c);
 	}
 	printf("received=%ld lost=%ld reordered=%ld duplicated=%ld\n",
 	       c.received, want - c.received, c.reordered, c.dup + c.bad);

@@ -22,11 +22,8 @@ check "dkms status shows llpoll installed for $kver" \
 check "modinfo igb: our version $version from updates/dkms" \
 	sh -c "modinfo -F version igb | grep -qx '$version' && modinfo -n igb | grep -q '/updates/dkms/igb.ko'"
 check "modprobe igb loads the fork" sh -c "modprobe igb && [ \"\$(cat /sys/module/igb/version)\" = '$version' ]"
-i=0
-while [ $i -lt 50 ] && ! { [ -e /sys/class/net/eth0 ] && [ -e /sys/class/net/eth1 ]; }; do
-	sleep 0.2
-	i=$((i + 1))
-done
+both_nics() { [ -e /sys/class/net/eth0 ] && [ -e /sys/class/net/eth1 ]; }
+wait_until 100 both_nics || true
 bound_to_igb() {
 	for n in eth0 eth1; do
 		[ "$(basename "$(readlink "/sys/class/net/$n/device/driver")")" = igb ] || return 1

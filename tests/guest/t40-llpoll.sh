@@ -3,7 +3,7 @@
 # End to end through the igb fork: ping-pong with ip_low_latency_poll off
 # and on, the receive paths' corner cases, interface down, module removal.
 
-LL_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
+WINDOW_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
 
 # pingpong_case NAME PROTO SYSCTL: a 5 s sockperf run; sets pp_* results
 pingpong_case() {
@@ -19,11 +19,11 @@ pingpong_case() {
 	fi
 	pp_cleaned=$(($(ll_cleaned) - c0)) pp_ll=$(($(ll_total) - t0))
 	pp_netstat=$(($(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets) - n0))
-	pp_msgs=$(sockperf_msgs "$out")
+	pp_msgs=$(sockperf_stat "$out" msgs)
 	pp_irqs=$(($(irq_count eth0) - i0)) pp_rx=$(($(rx_packets) - r0))
 	pp_handbacks=$(($(handbacks irq) - h0)) pp_timer=$(($(handbacks timer) - th0))
 	pp_squeeze=$(($(squeeze) - sq0))
-	pp_p50=$(sockperf_pct "$out" 50.000) pp_p99=$(sockperf_pct "$out" 99.000)
+	pp_p50=$(sockperf_stat "$out" 50.000) pp_p99=$(sockperf_stat "$out" 99.000)
 	echo "# $1: p50=${pp_p50} us p99=${pp_p99} us (one way), ${pp_msgs:-0} round trips," \
 		"eth0 queue irqs=$pp_irqs, ll cleaned=$pp_cleaned of $pp_rx received," \
 		"LowLatencyRxPackets=$pp_netstat, hand-backs idle=$pp_handbacks timer=$pp_timer," \
@@ -37,28 +37,28 @@ check "sysctl 0: LowLatencyRxPackets stays 0" [ "$pp_netstat" -eq 0 ]
 off_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
 off_p50=$pp_p50 off_squeeze=$pp_squeeze
 
-pingpong_case udp-ll udp $LL_US
-check "sysctl $LL_US: rx_q_*_cleaned grows (UDP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
-check "sysctl $LL_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
+pingpong_case udp-ll udp $WINDOW_US
+check "sysctl $WINDOW_US: rx_q_*_cleaned grows (UDP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $WINDOW_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
 ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
-check "sysctl $LL_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
+check "sysctl $WINDOW_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
 	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
 # the interrupt hold: pollers, not NAPI, take the packets
-check "sysctl $LL_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
+check "sysctl $WINDOW_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
 	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
-check "sysctl $LL_US: the hold ended by hand-backs (idle +$pp_handbacks, timer +$pp_timer)" \
+check "sysctl $WINDOW_US: the hold ended by hand-backs (idle +$pp_handbacks, timer +$pp_timer)" \
 	[ $((pp_handbacks + pp_timer)) -gt 0 ]
 # NAPI that meets a poller completes: no net_rx_action() budget spent on it
-check "sysctl $LL_US: time_squeeze grows no more than at 0, +2 (+$pp_squeeze vs +$off_squeeze)" \
+check "sysctl $WINDOW_US: time_squeeze grows no more than at 0, +2 (+$pp_squeeze vs +$off_squeeze)" \
 	[ "$pp_squeeze" -le $((off_squeeze + 2)) ]
 echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
 
-pingpong_case tcp-ll tcp $LL_US
-check "sysctl $LL_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
-check "sysctl $LL_US: LowLatencyRxPackets grows (TCP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
+pingpong_case tcp-ll tcp $WINDOW_US
+check "sysctl $WINDOW_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $WINDOW_US: LowLatencyRxPackets grows (TCP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
 
 # ndo_ll_poll calls on eth0: each one cleans, misses or yields to NAPI
-probe_case dontwait $LL_US
+probe_case dontwait $WINDOW_US
 check "MSG_DONTWAIT on an idle UDP socket: EAGAIN" [ "$probe_out" = EAGAIN ]
 check "MSG_DONTWAIT: exactly one ll pass (yields+misses+cleaned +$probe_passes)" [ "$probe_passes" -eq 1 ]
 
@@ -67,11 +67,11 @@ check "MSG_DONTWAIT: exactly one ll pass (yields+misses+cleaned +$probe_passes)"
 # A 5 ms window keeps TCG's per-call overhead (~0.7 ms) small beside it.
 SPIN_US=5000
 probe_case block 0 20 50
-cpu0=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+cpu0=$(probe_value cpu_us_per_call)
 h0=$(handbacks irq)
 probe_case block $SPIN_US 20 50
 idle_handbacks=$(($(handbacks irq) - h0))
-cpu=$(echo "$probe_out" | sed -n 's/.*cpu_us_per_call=\([0-9]*\).*/\1/p')
+cpu=$(probe_value cpu_us_per_call)
 spin=$((${cpu:-999999} - ${cpu0:-0}))
 check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps (spin CPU $spin us per 50 ms call, < $((2 * SPIN_US)))" \
 	[ "$spin" -lt $((2 * SPIN_US)) ]
@@ -100,7 +100,7 @@ check "MSG_PEEK past the data: the reader_queue ends each wait after its first p
 	peek_passes_ok
 
 probe_case signal 1000000 50
-after=$(echo "$probe_out" | sed -n 's/.*after_signal_us=\([0-9-]*\).*/\1/p')
+after=$(probe_value after_signal_us)
 check "a signal during a 1 s spin: EINTR within 200 ms (${after:-?} us)" \
 	sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
 
@@ -124,7 +124,7 @@ wait_oper_up "" eth0
 check "after down/up, traffic resumes" ping -c 2 -W 3 -I eth0 "$SERVER_ADDR"
 
 # module removal after ll polling: sockets carry only a NAPI ID
-echo $LL_US >"$LL_SYSCTL"
+echo $WINDOW_US >"$LL_SYSCTL"
 "$PROBE" block "$CLIENT_ADDR" 12002 200 20 >/tmp/probe-rmmod.out 2>&1 &
 rpid=$!
 sleep 0.3

@@ -20,8 +20,8 @@ stale_round() {
 	taskset -c 0 sockperf ping-pong -i "$SERVER_ADDR" -p 11112 -m 64 -t 3 >"/out/sockperf-stale-$1.log" 2>&1
 	sr_rc=$?
 	stale_cleaned=$(($(peer_cleaned) - sr_c0))
-	check "stale NAPI ID, $1: ping-pong runs (sockperf exit $sr_rc)" \
-		sh -c "[ $sr_rc -eq 0 ] && grep -q 'ReceivedMessages=[1-9]' /out/sockperf-stale-$1.log"
+	stale_ran() { [ "$sr_rc" -eq 0 ] && [ "$(sockperf_stat "/out/sockperf-stale-$1.log" msgs)" -gt 0 ] 2>/dev/null; }
+	check "stale NAPI ID, $1: ping-pong runs (sockperf exit $sr_rc)" stale_ran "$1"
 }
 echo $STOCK_US >"$LL_SYSCTL"
 channels=$(peer_channels)
@@ -62,8 +62,7 @@ LLPOLL_SYNC_DIR=/tmp/probe-sync taskset -c 0 "$PROBE" block "$CLIENT_ADDR" 12003
 rpid=$!
 sleep 0.3
 ip netns exec peer "$PROBE" send "$CLIENT_ADDR" 12003 3
-i=0
-while [ ! -e /tmp/probe-sync/ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+wait_until 100 [ -e /tmp/probe-sync/ready ] || true
 touch /tmp/probe-sync/go
 sleep 0.05
 spin_ms=$(ethtool_l_ms 1)

@@ -1,0 +1,173 @@
+# shellcheck shell=sh
+# Guest-side helpers shared by the tests (tests/guest/lib.sh) and the
+# bench (bench/guest-*): the two NICs and their counters, waiting, sockperf
+# runs and the one reader of sockperf's output, switching igb drivers.
+
+# shellcheck disable=SC2034 # used by the scripts that source this
+LL_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_poll
+# shellcheck disable=SC2034
+LL_SELECT_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_select
+SERVER_ADDR=198.18.0.2
+# shellcheck disable=SC2034
+CLIENT_ADDR=198.18.0.1
+
+# in_ns NS CMD...: CMD in network namespace NS ("" for the initial one)
+in_ns() {
+	in_n=$1
+	shift
+	if [ -n "$in_n" ]; then ip netns exec "$in_n" "$@"; else "$@"; fi
+}
+# sum of the ethtool -S counters of IFACE (in NETNS, "" for init) whose
+# name matches the awk regex RE
+nic_sum() {
+	in_ns "$1" ethtool -S "$2" | awk -v re="$3" '$1 ~ re { s += $2 } END { print s + 0 }'
+}
+# all ll counters of both NICs
+ll_total() {
+	echo $(($(nic_sum "" eth0 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$') +
+		$(nic_sum peer eth1 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$')))
+}
+# packets both NICs received (eth0, and eth1 in peer)
+rx_packets() {
+	echo $(($(nic_sum "" eth0 '^rx_queue_[0-9]+_packets:$') + $(nic_sum peer eth1 '^rx_queue_[0-9]+_packets:$')))
+}
+# handbacks irq|timer: interrupt hand-backs of both NICs' queues
+handbacks() {
+	echo $(($(nic_sum "" eth0 "^rx_q_[0-9]+_$1_handback:\$") + $(nic_sum peer eth1 "^rx_q_[0-9]+_$1_handback:\$")))
+}
+# what pollers cleaned from eth1's queues (in peer)
+peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
+ll_cleaned() {
+	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$')))
+}
+# proc_counter FILE SECTION NAME [NS]: one counter of /proc/net/snmp or
+# /proc/net/netstat, where each SECTION is a line of names, then of values
+proc_counter() {
+	in_ns "${4:-}" cat "$1" | awk -v s="$2:" -v k="$3" '$1 == s {
+		if (!h) { for (i = 1; i <= NF; i++) n[i] = $i; h = 1 }
+		else for (i = 1; i <= NF; i++) if (n[i] == k) print $i }'
+}
+# wait_until TENTHS CMD...: until CMD succeeds, trying every 0.1 s, at most
+# TENTHS times; false if it never did
+wait_until() {
+	wu_left=$1
+	shift
+	until "$@"; do
+		wu_left=$((wu_left - 1))
+		[ "$wu_left" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+# oper_up NS IFACE: IFACE in NS reports operstate up
+oper_up() { [ "$(in_ns "$1" cat "/sys/class/net/$2/operstate")" = up ]; }
+# wait_oper_up NS IFACE: until IFACE in NS is up (10 s at most)
+wait_oper_up() { wait_until 100 oper_up "$1" "$2"; }
+# interrupts of IFACE's RX queue vectors: IFACE-rx-N, or IFACE-TxRx-N
+# when igb pairs queues on a vector
+irq_count() {
+	awk -v rx="$1-rx-" -v txrx="$1-TxRx-" 'index($NF, rx) == 1 || index($NF, txrx) == 1 {
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts
+}
+
+# sockperf_pingpong PROTO SIZE SECONDS OUTFILE [CLIENT-OPTION...]: server
+# in netns peer on CPU 1, client in the init namespace on CPU 0, blocking
+# recvfrom at both. With options (-F p: poll()) the client takes the
+# server's address from its feed file, as sockperf wants with -F.
+# SOCKPERF_IOMUX (p, s, e): both ends wait with poll(), select() or epoll;
+# SOCKPERF_ARGS: more options for both ends (--lls USEC);
+# SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD);
+# SOCKPERF_SERVER_SOCKETS: the server listens on that many consecutive
+# ports (with SOCKPERF_IOMUX), the client sends to the first.
+sockperf_pingpong() {
+	# sh has no locals: sp_* names stay clear of the callers' variables
+	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
+	shift 4
+	sp_feed=/tmp/feed.$$ sp_server_feed=/tmp/feed-server.$$
+	case $sp_proto in
+	udp) sp_kind=U sp_tcp="" ;;
+	tcp) sp_kind=T sp_tcp=--tcp ;;
+	esac
+	echo "$sp_kind:$SERVER_ADDR:11111" >"$sp_feed"
+	sp_i=0
+	while [ $sp_i -lt "${SOCKPERF_SERVER_SOCKETS:-1}" ]; do
+		echo "$sp_kind:$SERVER_ADDR:$((11111 + sp_i))"
+		sp_i=$((sp_i + 1))
+	done >"$sp_server_feed"
+	sp_env=""
+	[ -z "${SOCKPERF_PRELOAD:-}" ] || sp_env="env LD_PRELOAD=$SOCKPERF_PRELOAD"
+	sp_mux=${SOCKPERF_IOMUX:-}
+	[ -z "$sp_mux" ] || set -- -F "$sp_mux" "$@"
+	# shellcheck disable=SC2086 # $sp_env, $sp_tcp and SOCKPERF_ARGS are empty or words
+	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_server_feed" -F "${sp_mux:-r}" \
+		${SOCKPERF_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
+	sp_pid=$!
+	sleep 1
+	if [ $# -gt 0 ]; then
+		# shellcheck disable=SC2086
+		taskset -c 0 $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
+			${SOCKPERF_ARGS:-} "$@" >"$sp_out" 2>&1
+	else
+		# shellcheck disable=SC2086
+		taskset -c 0 $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
+			${SOCKPERF_ARGS:-} >"$sp_out" 2>&1
+	fi
+	sp_rc=$?
+	kill "$sp_pid" 2>/dev/null
+	wait "$sp_pid" 2>/dev/null
+	rm -f "$sp_feed" "$sp_server_feed"
+	return $sp_rc
+}
+# sockperf_clean OUTFILE: completed, messages received, none lost
+sockperf_clean() {
+	grep -q 'ReceivedMessages=[1-9]' "$1" &&
+		grep -q '# dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0' "$1"
+}
+# sockperf's output is read here only. sockperf_stat OUTFILE STAT: one
+# figure of a ping-pong: msgs (round trips measured), secs (their
+# duration), avg or max (µs), or a percentile as sockperf prints it
+# (50.000, 99.000, 99.900; µs); empty when the output lacks it
+sockperf_stat() {
+	awk -v s="$2" '
+		/\[Valid Duration\]/ { for (i = 1; i <= NF; i++) {
+			f = $i; sub(/;$/, "", f)
+			if (s == "secs" && f ~ /^RunTime=/) v = substr(f, 9)
+			if (s == "msgs" && f ~ /^ReceivedMessages=/) v = substr(f, 18) } }
+		s == "avg" && v == "" && match($0, /avg-latency=[0-9.]+/) { v = substr($0, RSTART + 12, RLENGTH - 12) }
+		s == "max" && /<MAX> observation/ { v = $NF }
+		$3 == "percentile" && $4 == s { v = $NF }
+		END { print v }' "$1"
+}
+# sockperf_percentiles OUTFILE: "OBSERVATIONS PERCENTILE µs" lines, one per
+# percentile sockperf printed, its minimum as percentile 0 and its maximum
+# as 100
+sockperf_percentiles() {
+	awk '/ observations/ { for (i = 2; i <= NF; i++) if ($i ~ /^observations/) { n = $(i - 1); gsub(/[^0-9]/, "", n) } }
+		$3 == "percentile" { p[++k] = $4; v[k] = $NF }
+		/<MIN> observation/ { p[++k] = 0; v[k] = $NF }
+		/<MAX> observation/ { p[++k] = 100; v[k] = $NF }
+		END { for (i = 1; i <= k; i++) print n + 0, p[i], v[i] }' "$1"
+}
+
+# use_driver fork|intree: reload igb as our DKMS fork or as the in-tree
+# module (insmod by path, same boot), then set the network up again
+use_driver() {
+	ud_intree=$(find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1)
+	rmmod igb 2>/dev/null
+	ip netns del peer 2>/dev/null
+	case $1 in
+	fork) modprobe igb ;;
+	intree) [ -n "$ud_intree" ] && insmod "$ud_intree" ;;
+	*) false ;;
+	esac || return 1
+	/llpoll/vm/guest/net-setup
+}
+# driver_is fork|intree: the loaded igb is that one (the fork has ll counters)
+driver_is() {
+	if ethtool -S eth0 | grep -q ll_poll_yield; then [ "$1" = fork ]; else [ "$1" = intree ]; fi
+}
+# squeeze: time_squeeze of all CPUs, /proc/net/softnet_stat's third column (hex)
+squeeze() {
+	sq_sum=0
+	while read -r _ _ sq_hex _; do sq_sum=$((sq_sum + 0x$sq_hex)); done </proc/net/softnet_stat
+	echo $sq_sum
+}
