@@ -2,10 +2,11 @@
 # Result lines shared by tests/run, tests/soak and tests/noll. Checks print
 # "ok - ...", "not ok - ..." or "skip - ..."; tally numbers them as TAP 13
 # ("ok N - ...", "not ok N - ...", "ok N - ... # SKIP") and counts them;
-# summary closes the stream with its plan ("1..N") and the run's last line,
-# "N passed, N failed, N skipped". tap_start opens it.
+# summary repeats the failures and closes the stream with its plan ("1..N")
+# and the run's last line, "N passed, N failed, N skipped". tap_start opens
+# it.
 
-pass=0 fail=0 skipped=0
+pass=0 fail=0 skipped=0 failures=()
 # wait_until and the sockperf reader: the guest's helpers, on the host too
 # shellcheck source=vm/guest/lib.sh
 . "$LLPOLL_TOP/vm/guest/lib.sh"
@@ -17,7 +18,11 @@ tally() {
 		n=$((pass + fail + skipped + 1))
 		case $line in
 		"ok - "*) pass=$((pass + 1)); echo "ok $n - ${line#ok - }" ;;
-		"not ok - "*) fail=$((fail + 1)); echo "not ok $n - ${line#not ok - }" ;;
+		"not ok - "*)
+			fail=$((fail + 1))
+			failures+=("not ok $n - ${line#not ok - }")
+			echo "${failures[-1]}"
+			;;
 		"skip - "*) skipped=$((skipped + 1)); echo "ok $n - ${line#skip - } # SKIP" ;;
 		*) echo "$line" ;;
 		esac
@@ -83,7 +88,15 @@ guest_follow() {
 		sleep 2
 	done
 }
+# summary [LOGDIR]: the failures again, where the logs are, the plan and
+# the counts, so that the end of a long run fits one screen
 summary() {
+	local f
+	if [ "$fail" -gt 0 ]; then
+		echo "# failed:"
+		for f in "${failures[@]}"; do echo "#   $f"; done
+	fi
+	[ -z "${1:-}" ] || echo "# logs: $1"
 	echo "1..$((pass + fail + skipped))"
 	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" -eq 0 ]

@@ -40,19 +40,30 @@ is_whole() {
 }
 
 # stage NAME LOG CMD...: run CMD with all output in LOG, print the stage
-# name and elapsed time; on failure show the log tail and its path.
+# name and elapsed time; on failure show the log tail and its path. While
+# CMD runs, a line every STAGE_TICK seconds (default 30) with the time so
+# far and, when STAGE_PROGRESS names a function, what it says of LOG.
 stage() {
-	local name=$1 log=$2 t0 rc=0
+	local name=$1 log=$2 t0 rc=0 ticker
 	shift 2
 	t0=$(date +%s)
 	echo "==> $name (log: $log)"
+	stage_ticker "$name" "$log" "$t0" &
+	ticker=$!
 	"$@" >"$log" 2>&1 || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
 	if [ "$rc" -ne 0 ]; then
 		tail -n 40 "$log" >&2
 		echo "error: stage '$name' failed after $(($(date +%s) - t0)) s; full log: $log" >&2
 		exit "$rc"
 	fi
 	echo "<== $name done in $(($(date +%s) - t0)) s"
+}
+stage_ticker() { # NAME LOG T0
+	while sleep "${STAGE_TICK:-30}"; do
+		echo "... $1: $(($(date +%s) - $3)) s${STAGE_PROGRESS:+, $("$STAGE_PROGRESS" "$2")}"
+	done
 }
 
 # in_root ROOT CMD...: run CMD chrooted into the guest tree ROOT with a

@@ -8,7 +8,18 @@ t0=$(date +%s)
 # every step, but unchanged files are not compiled again under TCG
 export CCACHE_DIR=/var/cache/llpoll-ccache
 ccache -z >/dev/null 2>&1
-if PATH=/usr/lib/ccache:$PATH make -s -C /llpoll dkms-install >/tmp/dkms.log 2>&1; then
+PATH=/usr/lib/ccache:$PATH make -s -C /llpoll dkms-install >/tmp/dkms.log 2>&1 &
+dkms_pid=$!
+# a line a minute while it builds: cold, it takes ~15 min under TCG
+dkms_ticks=0
+while kill -0 "$dkms_pid" 2>/dev/null; do
+	sleep 5
+	dkms_ticks=$((dkms_ticks + 1))
+	[ $((dkms_ticks % 12)) -eq 0 ] || continue
+	dkms_cc=$(grep -c '^  CC' "/var/lib/dkms/llpoll/$version/build/make.log" 2>/dev/null || true)
+	echo "# dkms: $(($(date +%s) - t0)) s, ${dkms_cc:-0} objects compiled"
+done
+if wait "$dkms_pid"; then
 	hits=$(ccache --print-stats 2>/dev/null | awk '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit)$/ { h += $2 }
 		$1 == "cache_miss" { m = $2 } END { printf "ccache %d hits, %d misses", h, m }')
 	ok "dkms add, build and install llpoll/$version ($(($(date +%s) - t0)) s, $hits)"

@@ -75,6 +75,7 @@ for proto in udp tcp; do
 		p99=$(sockperf_stat "$out" 99.000)
 		pp_p99max=$(awk -v a="$pp_p99max" -v b="${p99:-0}" 'BEGIN { print (b > a ? b : a) }')
 		pp_chunks=$((pp_chunks + 1)) pp_left=$((pp_left - chunk))
+		echo "# load: $proto ping-pong run $pp_chunks of $(((half + chunk - 1) / chunk)) done, $(($(date +%s) - reliability_start)) s into the suite"
 	done
 	check "load: $half s sockperf $proto ping-pong under iperf3 both ways ($pp_chunks runs, $pp_req requests): none lost, duplicated or reordered" \
 		[ "$pp_bad" -eq 0 ]

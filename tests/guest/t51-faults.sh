@@ -39,6 +39,8 @@ fault_cycles() {
 		"$TRAFFIC" udp-ping "$SERVER_ADDR" $ECHO_PORT 1000 100 >/dev/null
 		[ "$(peer_cleaned)" -gt "$fc_c0" ] || fc_unpolled=$((fc_unpolled + 1))
 		fc_i=$((fc_i + 1))
+		fc_each=$((($(date +%s) - fc_t0) / fc_i))
+		echo "# fault $fc_name: cycle $fc_i of $SOAK_CYCLES, ${fc_each} s each, about $((fc_each * (SOAK_CYCLES - fc_i))) s to go"
 	done
 	check "fault $fc_name: $SOAK_CYCLES cycles under traffic, every step succeeded ($fc_failed failed)" [ $fc_failed -eq 0 ]
 	check "fault $fc_name: traffic resumed within $RESUME_S s every time (slowest $fc_max ms, $fc_slow too slow)" [ $fc_slow -eq 0 ]
