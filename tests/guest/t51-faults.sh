@@ -127,7 +127,10 @@ netconsole_ready() {
 	[ -d "${NC%/*}" ]
 }
 netconsole_noports() { proc_counter /proc/net/snmp Udp NoPorts peer; }
+# netconsole_out SINCE: peer has counted all of this cycle's messages
+netconsole_out() { [ $(($(netconsole_noports) - $1)) -ge $NC_MSGS ]; }
 netconsole_flood() {
+	nf_np0=$(netconsole_noports)
 	mkdir $NC && echo eth0 >$NC/dev_name && echo "$CLIENT_ADDR" >$NC/local_ip &&
 		echo "$SERVER_ADDR" >$NC/remote_ip && echo 6666 >$NC/remote_port &&
 		ip netns exec peer cat /sys/class/net/eth1/address >$NC/remote_mac && echo 1 >$NC/enabled || return 1
@@ -136,6 +139,11 @@ netconsole_flood() {
 		echo "<4>llpoll netconsole flood $1 $nf_i" >/dev/kmsg
 		nf_i=$((nf_i + 1))
 	done
+	# the target goes only once its messages are out: the consoles print
+	# after the write returns (on the other CPU, or from netpoll's queue
+	# when eth0 was busy), and a disabled target drops what is left; a
+	# message still missing after 20 s counts as lost below
+	wait_until 200 netconsole_out "$nf_np0" || true
 	echo 0 >$NC/enabled && rmdir $NC
 }
 # 3 more udp-ping clients: 4 pollers on eth0 through a fault
