@@ -45,7 +45,7 @@ help:
 	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
 	@echo '                short one, BENCH_ARGS="--modes ..." for some modes'
 	@echo '                (+26 min for its kernel / ~55 min, QUICK=1 ~5 min)'
-	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (over 2 h)'
+	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (over 5 h here)'
 	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
 	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
 	@echo '  kernel        one kernel variant, VARIANT=$(subst $(space),|,$(call paths,variants))'
