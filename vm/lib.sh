@@ -6,7 +6,8 @@ LLPOLL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LLPOLL_CACHE=${LLPOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llpoll}
 LLPOLL_LOGS=$LLPOLL_CACHE/logs
 export LLPOLL_TOP LLPOLL_CACHE LLPOLL_LOGS
-mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
+# (vm/paths only answers questions: it creates nothing)
+[ -n "${LLPOLL_PATHS_ONLY:-}" ] || mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
 
 # The kernel variants, one per vm/config/VARIANT.config on top of the
 # common llpoll.config: test (debug options: make check, make soak), bench
