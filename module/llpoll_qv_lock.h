@@ -57,7 +57,9 @@
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
 
-#define LLPOLL_VERSION			"0.1.0"
+/* LLPOLL_VERSION, the forks' MODULE_VERSION, is dkms.conf's
+ * PACKAGE_VERSION: module/prepare-src passes it to the build.
+ */
 
 #define LLPOLL_QV_STATE_IDLE		0
 #define LLPOLL_QV_STATE_NAPI		1	/* NAPI owns this q_vector */

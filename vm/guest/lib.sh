@@ -137,15 +137,15 @@ sockperf_stat() {
 		$3 == "percentile" && $4 == s { v = $NF }
 		END { print v }' "$1"
 }
-# sockperf_percentiles OUTFILE: "OBSERVATIONS PERCENTILE µs" lines, one per
-# percentile sockperf printed, its minimum as percentile 0 and its maximum
-# as 100
+# sockperf_percentiles OUTFILE RUN: percentiles.csv rows "RUN,OBSERVATIONS,
+# PERCENTILE,µs", one per percentile sockperf printed, its minimum as
+# percentile 0 and its maximum as 100
 sockperf_percentiles() {
-	awk '/ observations/ { for (i = 2; i <= NF; i++) if ($i ~ /^observations/) { n = $(i - 1); gsub(/[^0-9]/, "", n) } }
+	awk -v run="$2" '/ observations/ { for (i = 2; i <= NF; i++) if ($i ~ /^observations/) { n = $(i - 1); gsub(/[^0-9]/, "", n) } }
 		$3 == "percentile" { p[++k] = $4; v[k] = $NF }
 		/<MIN> observation/ { p[++k] = 0; v[k] = $NF }
 		/<MAX> observation/ { p[++k] = 100; v[k] = $NF }
-		END { for (i = 1; i <= k; i++) print n + 0, p[i], v[i] }' "$1"
+		END { for (i = 1; i <= k; i++) print run "," n + 0 "," p[i] "," v[i] }' "$1"
 }
 
 # use_driver fork|intree: reload igb as our DKMS fork or as the in-tree
