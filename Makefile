@@ -82,15 +82,19 @@ clean:
 	@if [ -f $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	for d in $(DRIVERS); do find module/$$d -mindepth 1 ! -name '*.patch' -delete; done
 
+# dkms without this make's flags: its own make would inherit them, and
+# `make -s` would leave its build log (make.log) without the compile lines
+DKMS := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
+
 # install the DKMS package on this machine (a real-hardware host or a
 # guest); KVER= builds for that kernel instead of the running one
 dkms-install:
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp --parents $(DKMS_FILES) $(DKMS_SRC)/
-	if dkms status llpoll/$(VERSION) | grep -q .; then dkms remove llpoll/$(VERSION) --all; fi
-	dkms add llpoll/$(VERSION)
-	dkms install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
+	if dkms status llpoll/$(VERSION) | grep -q .; then $(DKMS) remove llpoll/$(VERSION) --all; fi
+	$(DKMS) add llpoll/$(VERSION)
+	$(DKMS) install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
 
 # the package version (dkms.conf) and file list, for scripts
 version:

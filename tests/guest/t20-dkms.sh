@@ -28,6 +28,12 @@ else
 	sed 's/^/# /' /tmp/dkms.log | tail -n 40
 	find /var/lib/dkms -name make.log -exec sh -c 'sed "s/^/# /" "$1" | tail -n 30' _ {} \;
 fi
+# the build log dkms keeps beside the modules it installed: make's flags
+# reaching dkms's make (make -s) would leave it without the compile lines
+dkms_log=/var/lib/dkms/llpoll/$version/$kver/$(uname -m)/log/make.log
+dkms_objects=$(grep -c '^  CC \[M\]' "$dkms_log" 2>/dev/null || true)
+check "the DKMS build log names the objects it compiled (${dkms_objects:-0} in $dkms_log)" \
+	[ "${dkms_objects:-0}" -gt 0 ]
 check "dkms status shows llpoll installed for $kver" \
 	sh -c "dkms status llpoll/$version -k $kver | grep -q ': installed'"
 check "modinfo igb: our version $version from updates/dkms" \
