@@ -28,6 +28,14 @@ is_variant() { case " $LLPOLL_VARIANTS " in *" $1 "*) return 0 ;; *) return 1 ;;
 kernel_dir() { echo "$LLPOLL_CACHE/kernel-$1"; }
 image_file() { echo "$LLPOLL_CACHE/image-$1.img"; }
 kernel_tree() { echo "$LLPOLL_CACHE/linux-source-6.1"; }
+# The DKMS package: dkms_files lists its files (the Makefile's
+# dkms-files, relative to the top); package_copy DIR copies them under DIR
+# as dkms-install does
+dkms_files() { make -s --no-print-directory -C "$LLPOLL_TOP" dkms-files; }
+package_copy() {
+	# shellcheck disable=SC2046 # one word per file
+	(cd "$LLPOLL_TOP" && cp --parents $(dkms_files) "$1/")
+}
 
 die() {
 	echo "error: $*" >&2
