@@ -17,19 +17,9 @@
 # received (TSO off: QEMU counts a TSO send once in tx_packets).
 YIELDS='^(rx_q_[0-9]+_ll_poll_yield|tx_q_[0-9]+_napi_yield):$'
 udp_counter() { proc_counter /proc/net/snmp Udp "$1"; }
-# snap_nic SNAPSHOT NIC NAME: one counter of one NIC
-snap_nic() { awk -v nic="$2" -v k="$3:" '$1 == nic && $2 == k { print $3 }' "$1"; }
-# wire_lost FROM TO: frames NIC FROM sent during the load that NIC TO did
-# not receive
-wire_lost() {
-	echo $(($(snap_nic /tmp/load.after "$1" tx_packets) - $(snap_nic /tmp/load.before "$1" tx_packets) -
-		$(snap_nic /tmp/load.after "$2" rx_packets) + $(snap_nic /tmp/load.before "$2" rx_packets)))
-}
 ethtool -K eth0 tso off
 ip netns exec peer ethtool -K eth1 tso off
-ring0=$(ethtool -g eth0 | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
-ethtool -G eth0 rx 4096
-ip netns exec peer ethtool -G eth1 rx 4096
+rx_rings_big
 wait_oper_up "" eth0
 wait_oper_up peer eth1
 echo "$WINDOW_US" >"$LL_SYSCTL"
@@ -94,11 +84,11 @@ nic_snapshot /tmp/load.after
 echo 0 >"$LL_SYSCTL"
 ethtool -K eth0 tso on
 ip netns exec peer ethtool -K eth1 tso on
-ethtool -G eth0 rx "$ring0"
-ip netns exec peer ethtool -G eth1 rx "$ring0"
+rx_rings_restore
 wait_oper_up "" eth0
 wait_oper_up peer eth1
-lost_to_eth0=$(wire_lost eth1 eth0) lost_to_eth1=$(wire_lost eth0 eth1)
+lost_to_eth0=$(wire_lost /tmp/load.before /tmp/load.after eth1 eth0)
+lost_to_eth1=$(wire_lost /tmp/load.before /tmp/load.after eth0 eth1)
 frames=$(($(snap_nic /tmp/load.after eth0 rx_packets) - $(snap_nic /tmp/load.before eth0 rx_packets) +
 	$(snap_nic /tmp/load.after eth1 rx_packets) - $(snap_nic /tmp/load.before eth1 rx_packets)))
 wire_clean() { [ "$lost_to_eth0" -eq 0 ] && [ "$lost_to_eth1" -eq 0 ]; }
