@@ -186,23 +186,15 @@ if netconsole_ready; then
 	printk0=$(cat /proc/sys/kernel/printk) devkmsg0=$(cat /proc/sys/kernel/printk_devkmsg)
 	echo 5 >/proc/sys/kernel/printk	# level 4 reaches the consoles
 	echo on >/proc/sys/kernel/printk_devkmsg
-	# a message missing at peer is either lost on the wire, matched here
-	# between the NICs' frame counters (TSO off for the background TCP),
-	# or never sent
-	ethtool -K eth0 tso off
-	ip netns exec peer ethtool -K eth1 tso off
+	# rings that no stall of the guest fills: QEMU's igb drops silently
+	# what a full ring cannot take, and the flood comes in bursts
 	rx_rings_big
 	wait_oper_up "" eth0
 	wait_oper_up peer eth1
-	nic_snapshot /tmp/netconsole.before
 	np0=$(netconsole_noports)
 	extra_pollers_start
 	fault_cycles "netconsole flood ($NC_MSGS kernel messages) on eth0, 4 pollers spinning" 1 netconsole_flood
 	check "fault netconsole: the 4 pollers kept getting replies" extra_pollers_stop
-	nic_snapshot /tmp/netconsole.after
-	nc_wire_lost=$(wire_lost /tmp/netconsole.before /tmp/netconsole.after eth0 eth1)
-	ethtool -K eth0 tso on
-	ip netns exec peer ethtool -K eth1 tso on
 	rx_rings_restore
 	wait_oper_up "" eth0
 	wait_oper_up peer eth1
@@ -212,11 +204,11 @@ if netconsole_ready; then
 	echo 0 >$tr/events/kprobes/llpoll_netpoll/enable
 	np_polls=$(awk '$1 == "llpoll_netpoll" { print $2 }' $tr/kprobe_profile)
 	echo >$tr/kprobe_events
-	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)); frames eth0 sent that eth1 did not receive: $nc_wire_lost)" \
+	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)))" \
 		[ "$np" -ge $((SOAK_CYCLES * NC_MSGS)) ]
 	check "fault netconsole: netpoll polled eth0's NAPIs with budget 0 (netpoll_poll_dev ${np_polls:-0} times)" \
 		[ "${np_polls:-0}" -gt 0 ]
-	echo "# figure: fault netconsole messages=$((SOAK_CYCLES * NC_MSGS)) received=$np wire_lost=$nc_wire_lost netpoll_poll_dev=$np_polls"
+	echo "# figure: fault netconsole messages=$((SOAK_CYCLES * NC_MSGS)) received=$np netpoll_poll_dev=$np_polls"
 	rmmod netconsole
 else
 	not_ok "fault netconsole: netconsole loads with configfs targets (CONFIG_NETCONSOLE_DYNAMIC)"
