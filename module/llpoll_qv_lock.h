@@ -28,12 +28,12 @@
  * re-arms it:
  *   - when the last poller leaves without data (LL_POLL_IDLE): its caller
  *     is about to sleep;
- *   - by the hold timer, LLPOLL_QV_HOLD_US after the last poller left
- *     with data, unless a poller is back by then: one that found data
- *     usually comes back at once (request/response), and the hold stays
- *     on meanwhile, but a packet never waits longer than that with no one
- *     polling. The timer runs only while no one polls, so a spinning
- *     poller takes no timer interrupts;
+ *   - by the hold timer, the fork's ll_hold_us module parameter after the
+ *     last poller left with data, unless a poller is back by then: one
+ *     that found data usually comes back at once (request/response), and
+ *     the hold stays on meanwhile, but a packet never waits longer than
+ *     that with no one polling. The timer runs only while no one polls,
+ *     so a spinning poller takes no timer interrupts;
  *   - when the q_vector is disabled (interface down, ring changes).
  * While the hold is on, NAPI runs only at a hand-back, or when a poller
  * enters a q_vector that also serves TX rings (to clean their
@@ -52,6 +52,7 @@
 #include <linux/bug.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -72,12 +73,13 @@
 #define LLPOLL_QV_USER_PEND	(LLPOLL_QV_STATE_POLL | LLPOLL_QV_STATE_POLL_YIELD)
 
 /* Hold timer: the interrupt is handed back this long after the last
- * poller left with data, unless a poller is back. Long enough for a
- * request/response program to come back under QEMU's TCG (round trips of
- * 0.3-0.7 ms), short against a sleeping socket's wake-up.
+ * poller left with data, unless a poller is back. Each fork's ll_hold_us
+ * module parameter (LLPOLL_QV_DEFINE_HOLD_PARAM), read at every start: a
+ * request/response program comes back within a few microseconds on
+ * hardware, within hundreds under QEMU's TCG.
  */
 #define LLPOLL_QV_HOLD_US		200
-#define LLPOLL_QV_HOLD_PERIOD	ns_to_ktime(LLPOLL_QV_HOLD_US * NSEC_PER_USEC)
+#define LLPOLL_QV_HOLD_US_MAX		1000000
 
 #ifdef CONFIG_INET_LL_RX_POLL
 struct llpoll_qv;
@@ -99,6 +101,7 @@ struct llpoll_qv {
 	struct napi_struct *napi;	/* scheduled to hand the interrupt back */
 	llpoll_qv_irq_hold_t irq_hold;
 	struct hrtimer hold_timer;
+	const unsigned int *hold_us;	/* the fork's ll_hold_us */
 	struct u64_stats_sync syncp;	/* written under lock */
 	u64_stats_t napi_yields;	/* NAPI found a poller owning it */
 	u64_stats_t poll_yields;	/* a poller found it owned */
@@ -108,9 +111,33 @@ struct llpoll_qv {
 
 static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer);
 
+/* ll_hold_us: values outside 1..LLPOLL_QV_HOLD_US_MAX are refused
+ * (EINVAL) and change nothing
+ */
+static inline int llpoll_qv_hold_param_set(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, LLPOLL_QV_HOLD_US_MAX);
+}
+
+/* The fork's ll_hold_us module parameter, defined once, in the file that
+ * calls llpoll_qv_init() with its address.
+ */
+#define LLPOLL_QV_DEFINE_HOLD_PARAM					\
+static unsigned int ll_hold_us = LLPOLL_QV_HOLD_US;			\
+static const struct kernel_param_ops ll_hold_us_ops = {			\
+	.set = llpoll_qv_hold_param_set,				\
+	.get = param_get_uint,						\
+};									\
+module_param_cb(ll_hold_us, &ll_hold_us_ops, &ll_hold_us, 0644);	\
+MODULE_PARM_DESC(ll_hold_us, "Microseconds the interrupt stays held "	\
+		 "after the last socket poller left with data (1-"	\
+		 __stringify(LLPOLL_QV_HOLD_US_MAX) ", default "		\
+		 __stringify(LLPOLL_QV_HOLD_US) ")")
+
 /* when the q_vector is allocated: the counters start at 0 */
 static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
-				  llpoll_qv_irq_hold_t irq_hold)
+				  llpoll_qv_irq_hold_t irq_hold,
+				  const unsigned int *hold_us)
 {
 	spin_lock_init(&qv->lock);
 	u64_stats_init(&qv->syncp);
@@ -123,6 +150,7 @@ static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi
 	qv->irq_held = false;
 	qv->napi = napi;
 	qv->irq_hold = irq_hold;
+	qv->hold_us = hold_us;
 	hrtimer_init(&qv->hold_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qv->hold_timer.function = llpoll_qv_hold_expired;
 }
@@ -298,7 +326,8 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 			llpoll_qv_handback(qv, &qv->handbacks);
 			handback = true;
 		} else {
-			hrtimer_start(&qv->hold_timer, LLPOLL_QV_HOLD_PERIOD,
+			hrtimer_start(&qv->hold_timer,
+				      ns_to_ktime((u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC),
 				      HRTIMER_MODE_REL_SOFT);
 		}
 	}
@@ -392,8 +421,13 @@ struct llpoll_qv {
 
 typedef bool (*llpoll_qv_irq_hold_t)(struct llpoll_qv *qv, bool hold);
 
+/* no interrupt hold: no parameter, only the default */
+#define LLPOLL_QV_DEFINE_HOLD_PARAM \
+static const unsigned int ll_hold_us = LLPOLL_QV_HOLD_US
+
 static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
-				  llpoll_qv_irq_hold_t irq_hold)
+				  llpoll_qv_irq_hold_t irq_hold,
+				  const unsigned int *hold_us)
 {
 }
 

@@ -84,6 +84,17 @@ check "sysctl $WINDOW_US: the hold ended by hand-backs (idle +$pp_handbacks, tim
 check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget ($pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields)" \
 	napi_completes
 echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
+# ll_hold_us longer than a round trip: the interrupt stays held from one
+# round trip to the next instead of being handed back by the timer
+timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
+HOLD=/sys/module/igb/parameters/ll_hold_us
+hold0=$(cat $HOLD)
+echo 5000 >$HOLD
+pingpong_case udp-ll-hold5000 udp $WINDOW_US
+echo "$hold0" >$HOLD
+long_timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
+check "ll_hold_us 5000: fewer than half the timer hand-backs per round trip of $hold0 ($long_timer_per_rt vs $timer_per_rt per 1000)" \
+	[ $((2 * long_timer_per_rt)) -lt "$timer_per_rt" ]
 
 pingpong_case tcp-ll tcp $WINDOW_US
 check "sysctl $WINDOW_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]

@@ -15,6 +15,9 @@
 atomic_int shim_warnings;
 static int passed, failed;
 
+/* the fork's ll_hold_us module parameter */
+static unsigned int test_hold_us = LLPOLL_QV_HOLD_US;
+
 /* the driver's interrupt: masked by irq_hold, re-armed by NAPI */
 static atomic_int irq_masked, irq_holds, irq_releases, can_hold = 1;
 
@@ -49,7 +52,7 @@ static void test_sequences(void)
 	struct llpoll_qv qv;
 	int w0;
 
-	llpoll_qv_init(&qv, &napi, test_irq_hold);
+	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
 	CHECK(!llpoll_qv_lock_poll(&qv), "allocated, not enabled: pollers are refused");
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_lock_napi(&qv), "idle: NAPI takes the q_vector");
@@ -91,7 +94,7 @@ static void test_sequences(void)
 	llpoll_qv_unlock_poll(&qv);
 	CHECK(atomic_load(&shim_warnings) > w0, "poll unlock while NAPI owns warns");
 	w0 = atomic_load(&shim_warnings);
-	llpoll_qv_init(&qv, &napi, test_irq_hold);
+	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
 	llpoll_qv_enable(&qv);
 	llpoll_qv_user_pending(&qv);
 	CHECK(atomic_load(&shim_warnings) > w0, "user_pending without an owner warns");
@@ -106,7 +109,7 @@ static void test_hold(void)
 	struct llpoll_qv qv;
 	int s0, w0;
 
-	llpoll_qv_init(&qv, &napi, test_irq_hold);
+	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
 	atomic_store(&irq_masked, 0);
 	atomic_store(&irq_holds, 0);
 	atomic_store(&irq_releases, 0);
@@ -143,12 +146,17 @@ static void test_hold(void)
 	llpoll_qv_exit(&qv, false);
 	CHECK(qv.pollers == 0 && qv.irq_held && atomic_load(&napi.scheduled) == s0,
 	      "hold: the last poller leaving with data keeps the hold for its return");
-	CHECK(atomic_load(&qv.hold_timer.queued), "hold: ... and starts the hold timer");
+	CHECK(atomic_load(&qv.hold_timer.queued) &&
+	      qv.hold_timer.period == (ktime_t)LLPOLL_QV_HOLD_US * NSEC_PER_USEC,
+	      "hold: ... and starts the hold timer for ll_hold_us (default)");
 	llpoll_qv_enter(&qv, false);
 	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && qv.irq_held,
 	      "hold: the timer keeps the hold when a poller is back");
+	test_hold_us = 1500;
 	llpoll_qv_exit(&qv, false);
-	CHECK(atomic_load(&qv.hold_timer.queued), "hold: the poller leaving with data again restarts the timer");
+	CHECK(atomic_load(&qv.hold_timer.queued) && qv.hold_timer.period == 1500 * NSEC_PER_USEC,
+	      "hold: the poller leaving with data again restarts the timer, for ll_hold_us as it is now");
+	test_hold_us = LLPOLL_QV_HOLD_US;
 	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
 	      "hold: the timer hands back when no poller came back");
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
@@ -229,7 +237,7 @@ static void test_napi_wrappers(void)
 	pthread_t holder;
 	int w0;
 
-	llpoll_qv_init(&wq, &napi, test_irq_hold);
+	llpoll_qv_init(&wq, &napi, test_irq_hold, &test_hold_us);
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_assert_disabled(&wq);
 	CHECK(atomic_load(&shim_warnings) == w0, "allocated q_vector: a ring clean does not warn");
@@ -348,7 +356,7 @@ static void test_hammer(void)
 	time_t t0 = time(NULL);
 	char msg[160];
 
-	llpoll_qv_init(&hq, &hnapi, test_irq_hold);
+	llpoll_qv_init(&hq, &hnapi, test_irq_hold, &test_hold_us);
 	llpoll_napi_enable(&hnapi, &hq);
 	pthread_create(&napi, NULL, napi_thread, NULL);
 	pthread_create(&poll1, NULL, poll_thread, NULL);

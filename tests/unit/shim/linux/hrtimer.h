@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* Userspace shim: an hrtimer records whether it is queued; tests fire
- * its function themselves.
+/* Userspace shim: an hrtimer records whether it is queued and for how
+ * long it was last started; tests fire its function themselves.
  */
 #ifndef _SHIM_LINUX_HRTIMER_H
 #define _SHIM_LINUX_HRTIMER_H
@@ -16,10 +16,11 @@ struct hrtimer {
 	enum hrtimer_restart (*function)(struct hrtimer *timer);
 	atomic_int queued;
 	atomic_int starts;
+	ktime_t period;
 };
 #define hrtimer_init(t, clock, mode)	\
 	do { atomic_store(&(t)->queued, 0); atomic_store(&(t)->starts, 0); } while (0)
 #define hrtimer_start(t, k, mode)	\
-	do { atomic_store(&(t)->queued, 1); atomic_fetch_add(&(t)->starts, 1); } while (0)
+	do { (t)->period = (k); atomic_store(&(t)->queued, 1); atomic_fetch_add(&(t)->starts, 1); } while (0)
 #define hrtimer_cancel(t)		atomic_exchange(&(t)->queued, 0)
 #endif

@@ -5,4 +5,5 @@
 #include <stdbool.h>
 #include <stdint.h>
 typedef uint64_t u64;
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #endif
