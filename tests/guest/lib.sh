@@ -35,6 +35,11 @@ check() {
 }
 skip() { tap_line ok "$* # SKIP"; }
 
+# the kernel's tracing directory (events, kprobes)
+TRACING=/sys/kernel/debug/tracing
+# kprobe_hits EVENT: how often the kprobe event EVENT fired while enabled
+kprobe_hits() { awk -v e="$1" '$1 == e { print $2 }' "$TRACING"/kprobe_profile; }
+
 # ll passes on eth0's queues: every ndo_ll_poll() pass counts once
 ll_passes() { nic_sum "" eth0 '^rx_q_[0-9]+_(ll_poll_yield|misses|cleaned):$'; }
 

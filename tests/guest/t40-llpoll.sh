@@ -11,17 +11,16 @@ WINDOW_US=2000	# TCG round trips take ~0.3 ms: a window of 2 ms
 # budget means a poll that found a poller owning the rings did not
 # complete. The filter keeps only those in the trace buffer;
 # kprobe_profile counts every return.
-TRACING=/sys/kernel/debug/tracing
 NAPI_FULL=$TRACING/events/kprobes/llpoll_igb_poll_ret
 napi_probe_on() {
 	# shellcheck disable=SC2016 # $retval is the kretprobe's
-	echo 1 >$TRACING/tracing_on &&
-		echo 'r:llpoll_igb_poll_ret igb:igb_poll ret=$retval:s32' >$TRACING/kprobe_events &&
-		echo 'ret >= 64' >$NAPI_FULL/filter && echo >$TRACING/trace && echo 1 >$NAPI_FULL/enable
+	echo 1 >"$TRACING"/tracing_on &&
+		echo 'r:llpoll_igb_poll_ret igb:igb_poll ret=$retval:s32' >"$TRACING"/kprobe_events &&
+		echo 'ret >= 64' >"$NAPI_FULL"/filter && echo >"$TRACING"/trace && echo 1 >"$NAPI_FULL"/enable
 }
-napi_probe_off() { echo 0 >$NAPI_FULL/enable && echo >$TRACING/kprobe_events; }
-napi_returns() { awk '$1 == "llpoll_igb_poll_ret" { print $2 }' $TRACING/kprobe_profile; }
-napi_full_returns() { grep -c 'llpoll_igb_poll_ret:' $TRACING/trace || true; }
+napi_probe_off() { echo 0 >"$NAPI_FULL"/enable && echo >"$TRACING"/kprobe_events; }
+napi_returns() { kprobe_hits llpoll_igb_poll_ret; }
+napi_full_returns() { grep -c 'llpoll_igb_poll_ret:' "$TRACING"/trace || true; }
 # the last ping-pong had igb NAPI polls, none of which returned its budget
 napi_completes() { [ "$pp_napi_runs" -gt 0 ] && [ "$pp_napi_full" -eq 0 ]; }
 # NAPI polls of both NICs that found a poller owning the rings

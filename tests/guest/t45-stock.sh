@@ -76,27 +76,26 @@ check "eth1 back to $channels channels" [ "$(peer_channels)" = "$channels" ]
 # At sysctl 0 the fork flushes nothing before napi_complete_done(): with
 # gro_flush_timeout set, NAPI keeps GRO's batch and arms its watchdog
 # hrtimer (napi_watchdog), as the in-tree igb does.
-tr=/sys/kernel/debug/tracing
 watchdog_fires() { # SECONDS: napi_watchdog expiries during an iperf3 TCP stream into eth0
-	echo 0 >$tr/tracing_on
-	echo >$tr/trace
-	echo 1 >$tr/events/timer/hrtimer_expire_entry/enable
+	echo 0 >"$TRACING"/tracing_on
+	echo >"$TRACING"/trace
+	echo 1 >"$TRACING"/events/timer/hrtimer_expire_entry/enable
 	timeout 60 iperf3 -s -1 -B "$CLIENT_ADDR" >/tmp/iperf3-s.log 2>&1 &
 	wf_pid=$!
 	sleep 1
-	echo 1 >$tr/tracing_on
+	echo 1 >"$TRACING"/tracing_on
 	ip netns exec peer timeout 60 iperf3 -c "$CLIENT_ADDR" -t "$1" >/tmp/iperf3-c.log 2>&1
-	echo 0 >$tr/tracing_on
+	echo 0 >"$TRACING"/tracing_on
 	wait "$wf_pid"
-	echo 0 >$tr/events/timer/hrtimer_expire_entry/enable
-	grep -c 'function=napi_watchdog' $tr/trace
+	echo 0 >"$TRACING"/events/timer/hrtimer_expire_entry/enable
+	grep -c 'function=napi_watchdog' "$TRACING"/trace
 }
 echo 50000 >/sys/class/net/eth0/gro_flush_timeout
 fires=$(watchdog_fires 3)
 echo 0 >/sys/class/net/eth0/gro_flush_timeout
 check "sysctl 0, gro_flush_timeout 50 us: GRO keeps its batch past the poll (napi_watchdog fired $fires times)" \
 	[ "$fires" -gt 0 ]
-echo >$tr/trace
+echo >"$TRACING"/trace
 
 # The in-tree igb has no ndo_ll_poll: with the sysctl on, its sockets keep
 # the generic busy poll (busy_read for recvfrom, busy_poll for poll()).

@@ -180,9 +180,8 @@ extra_pollers_start
 fault_cycles "XDP attach PASS, replace DROP/TX/PASS, detach, 4 pollers spinning" 1 xdp_cycle
 check "fault XDP: the 4 pollers kept getting replies" extra_pollers_stop
 if netconsole_ready; then
-	tr=/sys/kernel/debug/tracing
-	echo 'p:llpoll_netpoll netpoll_poll_dev' >$tr/kprobe_events
-	echo 1 >$tr/events/kprobes/llpoll_netpoll/enable
+	echo 'p:llpoll_netpoll netpoll_poll_dev' >"$TRACING"/kprobe_events
+	echo 1 >"$TRACING"/events/kprobes/llpoll_netpoll/enable
 	printk0=$(cat /proc/sys/kernel/printk) devkmsg0=$(cat /proc/sys/kernel/printk_devkmsg)
 	echo 5 >/proc/sys/kernel/printk	# level 4 reaches the consoles
 	echo on >/proc/sys/kernel/printk_devkmsg
@@ -201,9 +200,9 @@ if netconsole_ready; then
 	echo "$printk0" >/proc/sys/kernel/printk
 	echo "$devkmsg0" >/proc/sys/kernel/printk_devkmsg
 	np=$(($(netconsole_noports) - np0))
-	echo 0 >$tr/events/kprobes/llpoll_netpoll/enable
-	np_polls=$(awk '$1 == "llpoll_netpoll" { print $2 }' $tr/kprobe_profile)
-	echo >$tr/kprobe_events
+	echo 0 >"$TRACING"/events/kprobes/llpoll_netpoll/enable
+	np_polls=$(kprobe_hits llpoll_netpoll)
+	echo >"$TRACING"/kprobe_events
 	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)))" \
 		[ "$np" -ge $((SOAK_CYCLES * NC_MSGS)) ]
 	check "fault netconsole: netpoll polled eth0's NAPIs with budget 0 (netpoll_poll_dev ${np_polls:-0} times)" \
