@@ -86,11 +86,10 @@ echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_
 # ll_hold_us longer than a round trip: the interrupt stays held from one
 # round trip to the next instead of being handed back by the timer
 timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
-HOLD=/sys/module/igb/parameters/ll_hold_us
-hold0=$(cat $HOLD)
-echo 5000 >$HOLD
+hold0=$(cat "$LL_HOLD_PARAM")
+echo 5000 >"$LL_HOLD_PARAM"
 pingpong_case udp-ll-hold5000 udp $WINDOW_US
-echo "$hold0" >$HOLD
+echo "$hold0" >"$LL_HOLD_PARAM"
 long_timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
 check "ll_hold_us 5000: fewer than half the timer hand-backs per round trip of $hold0 ($long_timer_per_rt vs $timer_per_rt per 1000)" \
 	[ $((2 * long_timer_per_rt)) -lt "$timer_per_rt" ]

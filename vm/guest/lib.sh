@@ -7,6 +7,10 @@
 LL_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_poll
 # shellcheck disable=SC2034
 LL_SELECT_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_select
+# the forked igb's hold: how long a queue's interrupt stays off after its
+# last poller leaves with data (absent with the in-tree igb loaded)
+# shellcheck disable=SC2034
+LL_HOLD_PARAM=/sys/module/igb/parameters/ll_hold_us
 SERVER_ADDR=198.18.0.2
 # shellcheck disable=SC2034
 CLIENT_ADDR=198.18.0.1
