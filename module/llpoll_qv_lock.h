@@ -28,6 +28,11 @@
  * re-arms it:
  *   - when the last poller leaves without data (LL_POLL_IDLE): its caller
  *     is about to sleep;
+ *   - when the last poller leaves after a pass that cleaned its whole
+ *     budget: the ring holds a backlog, and a program that handles its
+ *     data between short waits (an epoll loop over many sockets) would
+ *     take it a pass's budget at a time while the ring overflows; NAPI
+ *     drains it with its own budget;
  *   - by the hold timer, the fork's ll_hold_us module parameter after the
  *     last poller left with data, unless a poller is back by then: one
  *     that found data usually comes back at once (request/response), and
@@ -98,6 +103,7 @@ struct llpoll_qv {
 	unsigned int state;
 	unsigned int pollers;		/* spinning waits that entered */
 	bool irq_held;			/* the interrupt is masked for them */
+	bool backlog;			/* the last pass cleaned its budget */
 	struct napi_struct *napi;	/* scheduled to hand the interrupt back */
 	llpoll_qv_irq_hold_t irq_hold;
 	struct hrtimer hold_timer;
@@ -105,7 +111,9 @@ struct llpoll_qv {
 	struct u64_stats_sync syncp;	/* written under lock */
 	u64_stats_t napi_yields;	/* NAPI found a poller owning it */
 	u64_stats_t poll_yields;	/* a poller found it owned */
-	u64_stats_t handbacks;		/* the last poller left without data */
+	u64_stats_t handbacks;		/* the last poller left without data
+					 * or after a full pass
+					 */
 	u64_stats_t timer_handbacks;	/* the hold timer found no poller */
 };
 
@@ -250,14 +258,16 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 /*
  * True if someone tried to get the q_vector while the poller had it. NAPI
  * completed when it found the poller owning the rings: schedule it again
- * unless the interrupt hold is on (then a hand-back will).
+ * unless the interrupt hold is on (then a hand-back will). @full: the pass
+ * cleaned its whole budget, so more is likely waiting.
  */
-static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
+static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, bool full)
 {
 	bool contended, resched;
 
 	spin_lock_bh(&qv->lock);
 	WARN_ON(qv->state & LLPOLL_QV_STATE_NAPI);
+	qv->backlog = full;
 	contended = qv->state & (LLPOLL_QV_STATE_POLL_YIELD | LLPOLL_QV_STATE_NAPI_YIELD);
 	resched = (qv->state & LLPOLL_QV_STATE_NAPI_YIELD) && !qv->irq_held;
 	qv->state &= LLPOLL_QV_STATE_DISABLE;
@@ -304,6 +314,7 @@ static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
 {
 	qv->irq_held = false;
+	qv->backlog = false;
 	qv->irq_hold(qv, false);
 	llpoll_qv_count(qv, ctr);
 }
@@ -311,8 +322,9 @@ static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
 /*
  * ndo_ll_poll's LL_POLL_EXIT: a poller leaves. The last one hands the
  * interrupt back at once if it found no data (@idle: its caller sleeps
- * next); after data the hold stays for the poller's return, and the hold
- * timer (re)starts. Runs even when the q_vector was disabled meanwhile.
+ * next) or if the last pass left a backlog; otherwise the hold stays for
+ * the poller's return, and the hold timer (re)starts. Runs even when the
+ * q_vector was disabled meanwhile.
  */
 static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 {
@@ -322,7 +334,7 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 	if (!WARN_ON(!qv->pollers))
 		qv->pollers--;
 	if (!qv->pollers && qv->irq_held) {
-		if (idle) {
+		if (idle || qv->backlog) {
 			llpoll_qv_handback(qv, &qv->handbacks);
 			handback = true;
 		} else {
@@ -398,6 +410,7 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 	qv->state |= LLPOLL_QV_STATE_DISABLE;
 	/* the driver masks and re-arms every interrupt itself from here */
 	qv->irq_held = false;
+	qv->backlog = false;
 	spin_unlock_bh(&qv->lock);
 	return idle;
 }
@@ -464,7 +477,7 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	return false;
 }
 
-static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv)
+static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, bool full)
 {
 	return false;
 }

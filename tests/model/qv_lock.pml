@@ -15,7 +15,8 @@
  *     AF_XDP disable/enable) cleans the ring;
  *   - ltl rx_drained: unless the interface goes down, the ring ends
  *     empty: no packet is left with the interrupt masked and nobody to
- *     clean it, whichever way the pollers leave (with or without data),
+ *     clean it, whichever way the pollers leave (with or without data,
+ *     after a pass that cleaned its whole budget or less),
  *     whether the hold timer or a ring reset ends the hold, and whatever
  *     NAPI finds when it yields to a poller;
  *   - ltl down_done: bringing the interface down always completes;
@@ -47,6 +48,7 @@ bool napi_running = false;
 bool napi_off = true;		/* napi_disable() returned */
 byte pollers = 0;		/* spinning waits that entered */
 bool held = false;		/* pollers hold the interrupt */
+bool backlog = false;		/* the last pass cleaned its whole budget */
 bool timer_queued = false;
 bool going_down = false;	/* the interface stops receiving */
 bool down = false;		/* the interface-down path finished */
@@ -152,15 +154,19 @@ inline lock_poll() {
 		got = true;
 		own();
 		if
-		:: pkts > 0 -> pkts--; idle = false
-		:: else -> skip
+		:: pkts > 0 -> pkts--; idle = false;
+			if	/* the budget, or less than it */
+			:: whole = true
+			:: whole = false
+			fi
+		:: else -> whole = false
 		fi
 	fi
 }
 
 proctype poller(byte waits; byte passes; bool may_netpoll) {
 	byte pass;
-	bool got, entered, idle;
+	bool got, entered, idle, whole;
 	do
 	:: waits > 0 ->
 		atomic {	/* llpoll_qv_enter */
@@ -208,6 +214,7 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 					:: else -> skip
 					fi;
 					state = state & DISABLE;
+					backlog = whole;
 					release();
 					got = false
 				:: else -> skip	/* LL_FLUSH_BUSY */
@@ -226,10 +233,11 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 				assert(pollers > 0);
 				pollers--;
 				if
-				:: pollers == 0 && held && idle ->
+				:: pollers == 0 && held && (idle || backlog) ->
 					held = false;
+					backlog = false;
 					napi_schedule()	/* the idle hand-back */
-				:: pollers == 0 && held && !idle ->
+				:: pollers == 0 && held && !idle && !backlog ->
 					timer_queued = true	/* the hold timer starts */
 				:: else -> skip
 				fi
@@ -249,7 +257,7 @@ end:	do
 	:: atomic {	/* llpoll_qv_hold_expired, in softirq */
 		timer_queued && !spin_held ->
 		if
-		:: held && pollers == 0 -> held = false; napi_schedule()
+		:: held && pollers == 0 -> held = false; backlog = false; napi_schedule()
 		:: else -> skip	/* a poller is back, or no hold */
 		fi;
 		timer_queued = false
@@ -263,7 +271,8 @@ inline disable_wait() {
 		!spin_held;
 		idle = ((state & OWNED) == 0);
 		state = state | DISABLE;
-		held = false
+		held = false;
+		backlog = false
 	   } ->
 		if
 		:: idle -> break

@@ -69,21 +69,21 @@ static void test_sequences(void)
 	CHECK(!llpoll_qv_lock_napi(&qv), "poller owns: NAPI yields");
 	CHECK(qv.state & LLPOLL_QV_STATE_NAPI_YIELD, "NAPI yield is recorded");
 	CHECK(!llpoll_qv_lock_poll(&qv), "poller owns: a second poller yields");
-	CHECK(llpoll_qv_unlock_poll(&qv), "poll unlock reports the yields");
+	CHECK(llpoll_qv_unlock_poll(&qv, false), "poll unlock reports the yields");
 	CHECK(llpoll_qv_lock_napi(&qv), "after the poller: NAPI gets it back");
 	CHECK(!llpoll_qv_unlock_napi(&qv), "uncontended NAPI unlock reports none");
 
 	CHECK(llpoll_qv_lock_poll(&qv), "poller takes it before the interface goes down");
 	CHECK(!llpoll_qv_disable(&qv), "disable while a poller owns: not idle yet");
 	CHECK(!llpoll_qv_lock_napi(&qv), "disabling: NAPI cannot take it");
-	llpoll_qv_unlock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
 	CHECK(qv.state & LLPOLL_QV_STATE_DISABLE, "poll unlock keeps DISABLE");
 	CHECK(llpoll_qv_disable(&qv), "disable after the poller left: idle");
 	CHECK(!llpoll_qv_lock_poll(&qv), "disabled: pollers are refused");
 	CHECK(!llpoll_qv_lock_napi(&qv), "disabled: NAPI is refused");
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_lock_poll(&qv), "enable (interface up) clears DISABLE");
-	llpoll_qv_unlock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
 	llpoll_qv_read_yields(&qv, &napi_yields, &poll_yields);
 	CHECK(napi_yields == 3 && poll_yields == 4,
 	      "every yield is counted (3 NAPI, 4 poller) and enable keeps the counts");
@@ -91,7 +91,7 @@ static void test_sequences(void)
 	CHECK(atomic_load(&shim_warnings) == 0, "no WARN_ON on correct use");
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_lock_napi(&qv);
-	llpoll_qv_unlock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
 	CHECK(atomic_load(&shim_warnings) > w0, "poll unlock while NAPI owns warns");
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
@@ -136,7 +136,7 @@ static void test_hold(void)
 	s0 = atomic_load(&napi.scheduled);
 	CHECK(llpoll_qv_lock_poll(&qv), "hold: a poller takes the rings");
 	CHECK(!llpoll_qv_lock_napi(&qv), "hold: NAPI finds them owned");
-	llpoll_qv_unlock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
 	CHECK(atomic_load(&napi.scheduled) == s0,
 	      "hold: a NAPI yield under the hold is not rescheduled (the hand-back will)");
 
@@ -180,9 +180,47 @@ static void test_hold(void)
 	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
 	CHECK(handbacks == 1 && timer_handbacks == 1, "hold: the idle hand-back is counted");
 
+	/* a pass that cleaned its whole budget: the ring has a backlog (the
+	 * timer above has fired: it is no longer queued)
+	 */
+	atomic_store(&qv.hold_timer.queued, 0);
+	s0 = atomic_load(&napi.scheduled);
+	llpoll_qv_enter(&qv, false);
+	CHECK(llpoll_qv_lock_poll(&qv), "backlog: a poller takes the rings");
+	llpoll_qv_unlock_poll(&qv, true);
+	CHECK(qv.irq_held && atomic_load(&napi.scheduled) == s0,
+	      "backlog: a full pass keeps the hold while its poller polls");
+	llpoll_qv_exit(&qv, false);
+	CHECK(!qv.irq_held && !atomic_load(&qv.hold_timer.queued) &&
+	      atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
+	      "backlog: the last poller leaving with data after a full pass hands back at once through NAPI");
+	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
+	CHECK(handbacks == 2 && timer_handbacks == 1, "backlog: its hand-back is counted with the pollers'");
+	llpoll_qv_enter(&qv, false);
+	llpoll_qv_lock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, true);
+	llpoll_qv_lock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_exit(&qv, false);
+	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued) && atomic_load(&napi.scheduled) == s0 + 1,
+	      "backlog: a pass that found less than its budget after a full one keeps the hold for the poller's return");
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	      "backlog: ... until the timer hands back");
+	atomic_store(&qv.hold_timer.queued, 0);
+	llpoll_qv_enter(&qv, false);
+	llpoll_qv_lock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, true);
+	llpoll_qv_exit(&qv, true);
+	llpoll_qv_enter(&qv, false);
+	llpoll_qv_exit(&qv, false);
+	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued),
+	      "backlog: a hand-back forgets the backlog it served");
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	      "backlog: (the timer hands that hold back)");
+
 	s0 = atomic_load(&napi.scheduled);
 	CHECK(llpoll_qv_lock_poll(&qv) && !llpoll_qv_lock_napi(&qv), "no hold: NAPI yields to a single pass");
-	llpoll_qv_unlock_poll(&qv);
+	llpoll_qv_unlock_poll(&qv, false);
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1,
 	      "no hold: the poller schedules NAPI again after it yielded");
 
@@ -227,7 +265,7 @@ static void *holder_thread(void *arg)
 	atomic_store(&holder_in, 1);
 	nanosleep(&hold, NULL);
 	atomic_store(&holder_out, 1);
-	llpoll_qv_unlock_poll(&wq);
+	llpoll_qv_unlock_poll(&wq, false);
 	return NULL;
 }
 
@@ -309,7 +347,7 @@ static void *poll_thread(void *arg)
 		for (int pass = 0; pass < 8; pass++) {
 			if (llpoll_qv_lock_poll(&hq)) {
 				critical();
-				llpoll_qv_unlock_poll(&hq);
+				llpoll_qv_unlock_poll(&hq, false);
 				atomic_fetch_add(&poll_runs, 1);
 			} else {
 				atomic_fetch_add(&poll_yields, 1);
