@@ -34,6 +34,15 @@
  *                             out after MS ms: prints their errno name,
  *                             CPU and wall microseconds per call and how
  *                             many datagrams are still queued
+ *   backlog ADDR PORT         with LLPOLL_SYNC_DIR: after the handshake
+ *                             below, a blocking recv that one datagram
+ *                             ends (a poller leaving with data: the
+ *                             q_vector's interrupt hold starts), then
+ *                             DIR/held, and after DIR/burst (datagrams
+ *                             sent meanwhile sit on the masked ring) one
+ *                             more blocking recv; then, polling no more
+ *                             (SO_BUSY_POLL 0), 200 ms later: prints how
+ *                             many datagrams that recv and the socket got
  * A socket gets its NAPI ID from the first datagram it receives, so each
  * receiving probe takes one and drains the rest before the measured call.
  * With LLPOLL_SYNC_DIR set it then creates DIR/ready and waits for DIR/go,
@@ -89,19 +98,26 @@ static void take_first(int fd)
 	}
 }
 
-/* wait for the caller's go, if it asked for a handshake */
-static void sync_with_caller(void)
+/* create DIR/MINE, then wait for the caller's DIR/THEIRS, if it asked
+ * for a handshake (LLPOLL_SYNC_DIR)
+ */
+static void sync_step(const char *mine, const char *theirs)
 {
 	const char *dir = getenv("LLPOLL_SYNC_DIR");
 	char path[256];
 
 	if (!dir)
 		return;
-	snprintf(path, sizeof(path), "%s/ready", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, mine);
 	fclose(fopen(path, "w"));
-	snprintf(path, sizeof(path), "%s/go", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, theirs);
 	while (access(path, F_OK))
 		usleep(10000);
+}
+
+static void sync_with_caller(void)
+{
+	sync_step("ready", "go");
 }
 
 /* take one datagram, drain the rest, then wait for the caller's go */
@@ -273,6 +289,25 @@ int main(int argc, char **argv)
 		printf("value=%d\n", v);
 		return 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "backlog")) {
+		int off = 0, got;
+
+		if (!getenv("LLPOLL_SYNC_DIR")) {
+			fprintf(stderr, "backlog needs LLPOLL_SYNC_DIR\n");
+			return 2;
+		}
+		fd = udp_socket(argv[2], argv[3], 1, &sin);
+		prepare(fd);
+		take_first(fd);
+		sync_step("held", "burst");
+		take_first(fd);
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &off, sizeof(off)))
+			die("SO_BUSY_POLL 0");
+		usleep(200000);
+		got = 1 + drain(fd);
+		printf("received=%d\n", got);
+		return 0;
+	}
 	if (argc >= 5 && !strcmp(argv[1], "signal")) {
 		struct itimerval it = { { 0, 0 }, { 0, atol(argv[4]) * 1000 } };
 		enum wait_mode mode = wait_mode_of(argc >= 6 ? argv[5] : "recv");
@@ -301,6 +336,6 @@ int main(int argc, char **argv)
 		       alarm_at ? done - alarm_at : -1);
 		return 0;
 	}
-	fprintf(stderr, "usage: llpoll-probe send|dontwait|block|peek|signal|wait|epoll-add|sockopt ...\n");
+	fprintf(stderr, "usage: llpoll-probe send|dontwait|block|peek|signal|wait|epoll-add|sockopt|backlog ...\n");
 	return 2;
 }
