@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Socket probes for the llpoll guest tests, one job per subcommand:
- *   send ADDR PORT N          send N small UDP datagrams, 10 ms apart
+ *   send ADDR PORT N [GAP_US] send N small UDP datagrams, GAP_US apart
+ *                             (default 10 ms); from local port
+ *                             LLPOLL_SRC_PORT if set, so that every
+ *                             sender's datagrams hash to one RX queue;
+ *                             once the file LLPOLL_SEND_AFTER exists if
+ *                             set, so that a sender started early sends
+ *                             at once when told
  *   dontwait ADDR PORT        take one datagram, then recv(MSG_DONTWAIT)
  *                             on the idle socket: prints the errno name
  *   block ADDR PORT N MS      take one datagram, then N blocking recvs
@@ -35,9 +41,10 @@
  *                             CPU and wall microseconds per call and how
  *                             many datagrams are still queued
  *   backlog ADDR PORT         with LLPOLL_SYNC_DIR: after the handshake
- *                             below, a blocking recv that one datagram
- *                             ends (a poller leaving with data: the
- *                             q_vector's interrupt hold starts), then
+ *                             below, DIR/spin and a blocking recv that
+ *                             one datagram ends (a poller leaving with
+ *                             data: the q_vector's interrupt hold starts),
+ *                             then
  *                             DIR/held, and after DIR/burst (datagrams
  *                             sent meanwhile sit on the masked ring) one
  *                             more blocking recv; then, polling no more
@@ -98,10 +105,8 @@ static void take_first(int fd)
 	}
 }
 
-/* create DIR/MINE, then wait for the caller's DIR/THEIRS, if it asked
- * for a handshake (LLPOLL_SYNC_DIR)
- */
-static void sync_step(const char *mine, const char *theirs)
+/* create DIR/MINE, if the caller asked for a handshake (LLPOLL_SYNC_DIR) */
+static void sync_mark(const char *mine)
 {
 	const char *dir = getenv("LLPOLL_SYNC_DIR");
 	char path[256];
@@ -110,6 +115,17 @@ static void sync_step(const char *mine, const char *theirs)
 		return;
 	snprintf(path, sizeof(path), "%s/%s", dir, mine);
 	fclose(fopen(path, "w"));
+}
+
+/* sync_mark(MINE), then wait for the caller's DIR/THEIRS */
+static void sync_step(const char *mine, const char *theirs)
+{
+	const char *dir = getenv("LLPOLL_SYNC_DIR");
+	char path[256];
+
+	if (!dir)
+		return;
+	sync_mark(mine);
 	snprintf(path, sizeof(path), "%s/%s", dir, theirs);
 	while (access(path, F_OK))
 		usleep(10000);
@@ -173,12 +189,26 @@ int main(int argc, char **argv)
 	int fd;
 
 	if (argc >= 5 && !strcmp(argv[1], "send")) {
-		int i, n = atoi(argv[4]);
+		int i, n = atoi(argv[4]), gap = argc >= 6 ? atoi(argv[5]) : 10000;
+		const char *src = getenv("LLPOLL_SRC_PORT"), *after = getenv("LLPOLL_SEND_AFTER");
 
 		fd = udp_socket(argv[2], argv[3], 0, &sin);
+		if (src) {
+			struct sockaddr_in from = { .sin_family = AF_INET,
+						    .sin_port = htons(atoi(src)) };
+			int one = 1;
+
+			/* senders waiting at once share the port */
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (bind(fd, (struct sockaddr *)&from, sizeof(from)))
+				die("bind LLPOLL_SRC_PORT");
+		}
+		while (after && access(after, F_OK))
+			usleep(1000);
 		for (i = 0; i < n; i++) {
 			sendto(fd, "llpoll", 6, 0, (struct sockaddr *)&sin, sizeof(sin));
-			usleep(10000);
+			if (gap)
+				usleep(gap);
 		}
 		return 0;
 	}
@@ -298,6 +328,7 @@ int main(int argc, char **argv)
 		}
 		fd = udp_socket(argv[2], argv[3], 1, &sin);
 		prepare(fd);
+		sync_mark("spin");
 		take_first(fd);
 		sync_step("held", "burst");
 		take_first(fd);
