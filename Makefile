@@ -44,7 +44,7 @@ help:
 	@echo '                guest tests (~55 min / 15-26 min)'
 	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
 	@echo '                short one, BENCH_ARGS="--modes ..." for some modes'
-	@echo '                (+26 min for its kernel / ~55 min, QUICK=1 ~5 min)'
+	@echo '                (+28 min for its kernel / ~48 min, QUICK=1 ~5 min)'
 	@echo '  soak          the reliability suite, SECS=600 CYCLES=100 (over 5 h here)'
 	@echo '  check-noll    the feature-off kernel boots and carries traffic (~11 min)'
 	@echo '  deps          install the host packages with apt-get (~2 min / < 1 s)'
