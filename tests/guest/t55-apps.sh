@@ -175,9 +175,11 @@ bl_round() {
 	sleep 1
 	bl0=$(bl_counters)
 	touch $bl_sync/go
-	wait "$bl_go_pid"
 	wait_until 100 test -e $bl_sync/held
 	bl1=$(bl_counters)
+	# a probe that never got there must not leave the senders waiting
+	touch $bl_sync/spin $bl_sync/held
+	wait "$bl_go_pid"
 	wait "$bl_held_pid"
 	sleep 0.1
 	touch $bl_sync/burst
