@@ -72,9 +72,6 @@ check "sysctl $WINDOW_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_
 ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
 check "sysctl $WINDOW_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
 	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
-# the interrupt hold: pollers, not NAPI, take the packets
-check "sysctl $WINDOW_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
-	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
 check "sysctl $WINDOW_US: the hold ended by hand-backs (idle +$pp_handbacks, timer +$pp_timer)" \
 	[ $((pp_handbacks + pp_timer)) -gt 0 ]
 # NAPI that meets a poller completes instead of returning its budget:
@@ -83,16 +80,22 @@ check "sysctl $WINDOW_US: the hold ended by hand-backs (idle +$pp_handbacks, tim
 check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget ($pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields)" \
 	napi_completes
 echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
-# ll_hold_us longer than a round trip: the interrupt stays held from one
-# round trip to the next instead of being handed back by the timer
+# A window and an ll_hold_us longer than the turnaround: the interrupt
+# stays held from one round trip to the next instead of being handed
+# back by the timer, and pollers, not NAPI, take the packets. This
+# kernel (KASAN, lockdep) under TCG turns a packet around in 1-3 ms, more
+# on a loaded host: 20 ms covers it.
+OWN_US=20000
 timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
 hold0=$(cat "$LL_HOLD_PARAM")
-echo 5000 >"$LL_HOLD_PARAM"
-pingpong_case udp-ll-hold5000 udp $WINDOW_US
+echo $OWN_US >"$LL_HOLD_PARAM"
+pingpong_case udp-ll-own udp $OWN_US
 echo "$hold0" >"$LL_HOLD_PARAM"
 long_timer_per_rt=$((pp_timer * 1000 / (${pp_msgs:-0} + 1)))
-check "ll_hold_us 5000: fewer than half the timer hand-backs per round trip of $hold0 ($long_timer_per_rt vs $timer_per_rt per 1000)" \
+check "ll_hold_us $OWN_US: fewer than half the timer hand-backs per round trip of $hold0 ($long_timer_per_rt vs $timer_per_rt per 1000)" \
 	[ $((2 * long_timer_per_rt)) -lt "$timer_per_rt" ]
+check "sysctl and ll_hold_us $OWN_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
+	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
 
 pingpong_case tcp-ll tcp $WINDOW_US
 check "sysctl $WINDOW_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
