@@ -67,3 +67,40 @@ probe_case() {
 }
 # probe_value KEY: the number after KEY= in the last probe's output
 probe_value() { echo "$probe_out" | sed -n "s/.*$1=\([0-9-]*\).*/\1/p"; }
+
+# every ethtool -S line of both NICs, prefixed with the NIC
+nic_snapshot() {
+	{ ethtool -S eth0 | sed 's/^ */eth0 /'; ip netns exec peer ethtool -S eth1 | sed 's/^ */eth1 /'; } \
+		>"$1" 2>/dev/null
+}
+# sum of the snapshot's counters whose name matches RE
+snap_sum() { awk -v re="$2" '$2 ~ re { s += $3 } END { printf "%.0f\n", s }' "$1"; }
+# snap_nic SNAPSHOT NIC NAME: one counter of one NIC
+snap_nic() { awk -v nic="$2" -v k="$3:" '$1 == nic && $2 == k { print $3 }' "$1"; }
+# QEMU's igb drops a frame whose RX queue has no free descriptor and
+# counts it nowhere (an 82576 counts rx_missed_errors). wire_lost BEFORE
+# AFTER FROM TO: frames NIC FROM sent between two nic_snapshots that NIC
+# TO did not receive (with TSO off: QEMU counts a TSO send once in
+# tx_packets).
+wire_lost() {
+	echo $(($(snap_nic "$2" "$3" tx_packets) - $(snap_nic "$1" "$3" tx_packets) -
+		$(snap_nic "$2" "$4" rx_packets) + $(snap_nic "$1" "$4" rx_packets)))
+}
+# rx_rings_big: both NICs on 4096-descriptor RX rings, which no stall of
+# the guest fills; rx_rings_restore: back to the size they had
+rx_rings_big() {
+	rx_ring0=$(ethtool -g eth0 | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+	ethtool -G eth0 rx 4096
+	ip netns exec peer ethtool -G eth1 rx 4096
+}
+rx_rings_restore() {
+	ethtool -G eth0 rx "$rx_ring0"
+	ip netns exec peer ethtool -G eth1 rx "$rx_ring0"
+}
+# neigh_resolved: both namespaces resolved each other's address. After a
+# link reset a numbered stream that starts while ARP resolves loses its
+# order in the sender's kernel: neigh_update() sends the queued datagrams
+# one by one with the entry already valid, so a datagram sent meanwhile
+# overtakes them.
+neigh_ping() { in_ns "$1" ping -c 1 -W 1 -q "$2" >/dev/null 2>&1; }
+neigh_resolved() { wait_until 50 neigh_ping peer "$CLIENT_ADDR" && wait_until 50 neigh_ping "" "$SERVER_ADDR"; }

@@ -19,35 +19,6 @@ reliability_start=${reliability_start:-$(date +%s)}
 
 # ready_wait FILE: until a background tool printed "ready" (5 s at most)
 ready_wait() { wait_until 50 grep -q '^ready' "$1" 2>/dev/null || true; }
-# every ethtool -S line of both NICs, prefixed with the NIC
-nic_snapshot() {
-	{ ethtool -S eth0 | sed 's/^ */eth0 /'; ip netns exec peer ethtool -S eth1 | sed 's/^ */eth1 /'; } \
-		>"$1" 2>/dev/null
-}
-# sum of the snapshot's counters whose name matches RE
-snap_sum() { awk -v re="$2" '$2 ~ re { s += $3 } END { print s + 0 }' "$1"; }
-# snap_nic SNAPSHOT NIC NAME: one counter of one NIC
-snap_nic() { awk -v nic="$2" -v k="$3:" '$1 == nic && $2 == k { print $3 }' "$1"; }
-# QEMU's igb drops a frame whose RX queue has no free descriptor and
-# counts it nowhere (an 82576 counts rx_missed_errors). wire_lost BEFORE
-# AFTER FROM TO: frames NIC FROM sent between two nic_snapshots that NIC
-# TO did not receive (with TSO off: QEMU counts a TSO send once in
-# tx_packets).
-wire_lost() {
-	echo $(($(snap_nic "$2" "$3" tx_packets) - $(snap_nic "$1" "$3" tx_packets) -
-		$(snap_nic "$2" "$4" rx_packets) + $(snap_nic "$1" "$4" rx_packets)))
-}
-# rx_rings_big: both NICs on 4096-descriptor RX rings, which no stall of
-# the guest fills; rx_rings_restore: back to the size they had
-rx_rings_big() {
-	rx_ring0=$(ethtool -g eth0 | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
-	ethtool -G eth0 rx 4096
-	ip netns exec peer ethtool -G eth1 rx 4096
-}
-rx_rings_restore() {
-	ethtool -G eth0 rx "$rx_ring0"
-	ip netns exec peer ethtool -G eth1 rx "$rx_ring0"
-}
 NIC_ERRORS='(err|errors|drops|dropped|no_buffer_count|timeout_count):$'
 # the error and drop counters of a snapshot, less QEMU's undersize count:
 # QEMU's igb sends frames under 60 bytes unpadded (an 82576 pads them) and

@@ -14,14 +14,8 @@ ip netns exec peer ethtool -L eth1 combined 1
 rx_rings_big
 wait_oper_up "" eth0
 wait_oper_up peer eth1
-# The link resets dropped both sides' neighbours. A numbered stream that
-# starts while ARP resolves loses its order in the sender's kernel:
-# neigh_update() sends the queued datagrams one by one with the entry
-# already valid, so a datagram sent meanwhile overtakes them. Resolve
-# both ways first.
-conc_neigh() { in_ns "$1" ping -c 1 -W 1 -q "$2" >/dev/null 2>&1; }
-conc_resolved() { wait_until 50 conc_neigh peer "$CLIENT_ADDR" && wait_until 50 conc_neigh "" "$SERVER_ADDR"; }
-check "concurrency: neighbours resolved both ways before the numbered streams" conc_resolved
+# The link resets dropped both sides' neighbours (see neigh_resolved).
+check "concurrency: neighbours resolved both ways before the numbered streams" neigh_resolved
 nic_snapshot /tmp/conc.before
 readers_start
 # where datagrams can be lost on the receiving side: frames one NIC sent

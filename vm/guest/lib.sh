@@ -21,11 +21,20 @@ in_ns() {
 	shift
 	if [ -n "$in_n" ]; then ip netns exec "$in_n" "$@"; else "$@"; fi
 }
-# sum of the ethtool -S counters of IFACE (in NETNS, "" for init) whose
-# name matches the awk regex RE
-nic_sum() {
-	in_ns "$1" ethtool -S "$2" | awk -v re="$3" '$1 ~ re { s += $2 } END { print s + 0 }'
+# nic_sums NETNS IFACE RE...: for each awk regex RE, the sum of the
+# ethtool -S counters of IFACE (in NETNS, "" for init) whose name matches
+# it; one line of numbers (%.0f: mawk prints a sum above 2^31 as 1.23457e+10),
+# from one ethtool call, so that they are of one moment
+nic_sums() {
+	ns_ns=$1 ns_dev=$2
+	shift 2
+	in_ns "$ns_ns" ethtool -S "$ns_dev" | awk '
+		BEGIN { n = ARGC - 1; for (i = 1; i <= n; i++) re[i] = ARGV[i]; ARGC = 1 }
+		{ for (i = 1; i <= n; i++) if ($1 ~ re[i]) s[i] += $2 }
+		END { for (i = 1; i <= n; i++) printf "%s%.0f", (i > 1 ? " " : ""), s[i]; print "" }' "$@"
 }
+# nic_sum NETNS IFACE RE: one such sum
+nic_sum() { nic_sums "$1" "$2" "$3"; }
 # all ll counters of both NICs
 ll_total() {
 	echo $(($(nic_sum "" eth0 '^(rx|tx)_q_[0-9]+_(ll_poll_yield|misses|cleaned|napi_yield):$') +
