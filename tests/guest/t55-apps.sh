@@ -110,10 +110,11 @@ done
 
 # ---- nothing lost or reordered, 100 sockets, data on all of them ----
 # 5000 datagrams/s, in bursts of one per socket every 20 ms: a rate
-# interrupts keep up with under TCG. On 4096-descriptor rings: a loaded
-# host can stall the guest for the 40 ms that fill a 256-descriptor ring,
-# whoever cleans it. What the NICs and UDP counted as lost is printed
-# beside the receiver's counts.
+# interrupts keep up with under TCG. On 4096-descriptor rings: after a
+# stall of the guest (a loaded host) the sender catches up with several
+# bursts at once, more than a 256-descriptor ring holds whoever cleans
+# it, and QEMU drops the rest. What the NICs and UDP counted as lost is
+# printed beside the receiver's counts.
 rx_rings_big
 wait_oper_up "" eth0
 wait_oper_up peer eth1
