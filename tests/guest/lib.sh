@@ -86,16 +86,30 @@ wire_lost() {
 	echo $(($(snap_nic "$2" "$3" tx_packets) - $(snap_nic "$1" "$3" tx_packets) -
 		$(snap_nic "$2" "$4" rx_packets) + $(snap_nic "$1" "$4" rx_packets)))
 }
+# where datagrams can be lost on the receiving side: frames one NIC sent
+# that the other did not receive, and UDP's receive errors (a full socket
+# buffer counts there) in both namespaces. loss_snapshot FILE notes both;
+# losses_between BEFORE AFTER says what was lost between two of them.
+loss_snapshot() {
+	nic_snapshot "$1"
+	echo $(($(proc_counter /proc/net/snmp Udp InErrors) + $(proc_counter /proc/net/snmp Udp InErrors peer))) >"$1.udp"
+}
+losses_between() {
+	echo "wire lost $(($(wire_lost "$1" "$2" eth0 eth1) + $(wire_lost "$1" "$2" eth1 eth0))), udp_in_errors +$(($(cat "$2.udp") - $(cat "$1.udp")))"
+}
 # rx_rings_big: both NICs on 4096-descriptor RX rings, which no stall of
-# the guest fills; rx_rings_restore: back to the size they had
+# the guest fills; rx_rings_restore: back to the size they had. Each
+# returns once both links are up again after the resize's reset.
 rx_rings_big() {
 	rx_ring0=$(ethtool -g eth0 | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
-	ethtool -G eth0 rx 4096
-	ip netns exec peer ethtool -G eth1 rx 4096
+	rx_rings_set 4096
 }
-rx_rings_restore() {
-	ethtool -G eth0 rx "$rx_ring0"
-	ip netns exec peer ethtool -G eth1 rx "$rx_ring0"
+rx_rings_restore() { rx_rings_set "$rx_ring0"; }
+rx_rings_set() {
+	ethtool -G eth0 rx "$1"
+	ip netns exec peer ethtool -G eth1 rx "$1"
+	wait_oper_up "" eth0
+	wait_oper_up peer eth1
 }
 # neigh_resolved: both namespaces resolved each other's address. After a
 # link reset a numbered stream that starts while ARP resolves loses its

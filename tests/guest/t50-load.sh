@@ -20,8 +20,6 @@ udp_counter() { proc_counter /proc/net/snmp Udp "$1"; }
 ethtool -K eth0 tso off
 ip netns exec peer ethtool -K eth1 tso off
 rx_rings_big
-wait_oper_up "" eth0
-wait_oper_up peer eth1
 echo "$WINDOW_US" >"$LL_SYSCTL"
 sleep 1
 nic_snapshot /tmp/load.before
@@ -85,8 +83,6 @@ echo 0 >"$LL_SYSCTL"
 ethtool -K eth0 tso on
 ip netns exec peer ethtool -K eth1 tso on
 rx_rings_restore
-wait_oper_up "" eth0
-wait_oper_up peer eth1
 lost_to_eth0=$(wire_lost /tmp/load.before /tmp/load.after eth1 eth0)
 lost_to_eth1=$(wire_lost /tmp/load.before /tmp/load.after eth0 eth1)
 frames=$(($(snap_nic /tmp/load.after eth0 rx_packets) - $(snap_nic /tmp/load.before eth0 rx_packets) +

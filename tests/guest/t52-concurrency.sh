@@ -10,27 +10,17 @@ channels0=$(ethtool -l eth0 | awk '/^Current/ { c = 1 } c && /^Combined:/ { prin
 echo "$WINDOW_US" >"$LL_SYSCTL"
 ethtool -L eth0 combined 1
 ip netns exec peer ethtool -L eth1 combined 1
-# rings no stall of the guest can fill (see conc_losses)
+# rings no stall of the guest can fill (see loss_snapshot)
 rx_rings_big
-wait_oper_up "" eth0
-wait_oper_up peer eth1
 # The link resets dropped both sides' neighbours (see neigh_resolved).
 check "concurrency: neighbours resolved both ways before the numbered streams" neigh_resolved
 nic_snapshot /tmp/conc.before
 readers_start
-# where datagrams can be lost on the receiving side: frames one NIC sent
-# that the other did not receive (QEMU drops what a full ring cannot take
-# and counts it nowhere), and UDP's receive errors (a full socket buffer
-# counts there) in both namespaces; conc_losses SNAPSHOT notes both
-conc_losses() {
-	nic_snapshot "$1"
-	echo $(($(proc_counter /proc/net/snmp Udp InErrors) + $(proc_counter /proc/net/snmp Udp InErrors peer))) >"$1.udp"
-}
 # conc_recv NAME NS ADDR BASEPORT NPORTS COUNT MODE CPU: a receiver in the
 # background; its counts and exit status land in /tmp/conc-NAME.out. The
 # first one of a case notes the loss counters for conc_check.
 conc_recv() {
-	[ -e /tmp/conc-losses.before ] || conc_losses /tmp/conc-losses.before
+	[ -e /tmp/conc-losses.before ] || loss_snapshot /tmp/conc-losses.before
 	rm -f "/tmp/conc-$1.out"
 	(
 		in_ns "$2" taskset -c "$8" "$TRAFFIC" udp-seq-recv "$3" "$4" "$5" "$6" 10000 "$7" \
@@ -60,12 +50,9 @@ conc_check() {
 	cc_desc=$1
 	shift
 	if conc_done "$@"; then cc_rc=0; else cc_rc=1; fi
-	conc_losses /tmp/conc-losses.after
-	set -- /tmp/conc-losses.before /tmp/conc-losses.after "$@"
-	cc_where="wire lost $(($(wire_lost "$1" "$2" eth0 eth1) + $(wire_lost "$1" "$2" eth1 eth0)))"
-	cc_where="$cc_where, udp_in_errors +$(($(cat "$2.udp") - $(cat "$1.udp")))"
-	rm -f "$1" "$1.udp" "$2" "$2.udp"
-	shift 2
+	loss_snapshot /tmp/conc-losses.after
+	cc_where=$(losses_between /tmp/conc-losses.before /tmp/conc-losses.after)
+	rm -f /tmp/conc-losses.before /tmp/conc-losses.before.udp /tmp/conc-losses.after /tmp/conc-losses.after.udp
 	check "$cc_desc$(conc_res "$@"); $cc_where" [ $cc_rc -eq 0 ]
 }
 conc_n=$((SOAK_SECS * 25))
@@ -103,5 +90,4 @@ echo "# figure: concurrency poll_yields=$(($(snap_sum /tmp/conc.after '^rx_q_[0-
 ethtool -L eth0 combined "$channels0"
 ip netns exec peer ethtool -L eth1 combined "$channels0"
 rx_rings_restore
-wait_oper_up "" eth0
 echo 0 >"$LL_SYSCTL"
