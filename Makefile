@@ -113,10 +113,12 @@ dkms-uninstall:
 distclean: clean
 	vm/distclean
 
-check: deps
-	vm/kernel test
-	vm/image test
-	tests/run
+# every step of check and bench is timed; the run ends with the table of
+# its stages (vm/stages), kept in its results or logs directory
+STAGED = export LLPOLL_STAGES=$${LLPOLL_STAGES:-$$(vm/stages new)} &&
+
+check:
+	$(STAGED) vm/deps && vm/kernel test && vm/image test && tests/run
 
 # the feature-off kernel boots and carries traffic (slow: its own kernel)
 check-noll: deps
@@ -126,10 +128,8 @@ check-noll: deps
 
 BENCH_ARGS += $(if $(QUICK),--quick)
 
-bench: deps
-	vm/kernel bench
-	vm/image bench
-	bench/run $(BENCH_ARGS)
+bench:
+	$(STAGED) vm/deps && vm/kernel bench && vm/image bench && bench/run $(BENCH_ARGS)
 
 SOAK_ARGS = $(if $(SECS),--secs $(SECS)) $(if $(CYCLES),--cycles $(CYCLES))
 

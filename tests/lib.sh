@@ -31,6 +31,16 @@ tally() {
 result() { # NAME STATUS
 	if [ "$2" -eq 0 ]; then echo "ok - $1"; else echo "not ok - $1"; fi
 }
+# section NAME WANT RC LOG: the result lines a tool wrote to LOG, then one
+# of its own: the tool exited 0 (RC) with WANT results. A tool that
+# crashed part-way, or failed before its first result, fails here instead
+# of leaving fewer results behind.
+section() {
+	local n
+	grep -E '^(ok|not ok|skip) - ' "$4" || true
+	n=$(grep -cE '^(ok|not ok|skip) - ' "$4" || true)
+	result "$1: exit $3, $n of $2 results" "$([ "$3" = 0 ] && [ "$n" = "$2" ]; echo $?)"
+}
 # tap_parse FILE: what a TAP consumer (Perl's TAP::Parser, as prove uses)
 # reads from FILE: "tests=N failed=N skipped=N plan=N errors=N"
 tap_parse() {

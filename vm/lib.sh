@@ -28,6 +28,12 @@ is_variant() { case " $LLPOLL_VARIANTS " in *" $1 "*) return 0 ;; *) return 1 ;;
 kernel_dir() { echo "$LLPOLL_CACHE/kernel-$1"; }
 image_file() { echo "$LLPOLL_CACHE/image-$1.img"; }
 kernel_tree() { echo "$LLPOLL_CACHE/linux-source-6.1"; }
+# Debian's own configuration of its amd64 kernel (package linux-config-6.1):
+# vm/kernel takes the options of vm/config/debian.options from it
+debian_config() { echo /usr/src/linux-config-6.1/config.amd64_none_amd64.xz; }
+# the compiler cache a guest's builds (DKMS) use: vm/run shares it with
+# the guest, vm/image fills it when it builds the package into the image
+guest_ccache_dir() { echo "$LLPOLL_CACHE/guest-ccache"; }
 # The DKMS package: dkms_files lists its files (the Makefile's
 # dkms-files, relative to the top); package_copy DIR copies them under DIR
 # as dkms-install does
@@ -48,6 +54,24 @@ is_whole() {
 	case $1 in '' | *[!0-9]*) return 1 ;; esac
 }
 
+# The stage table of a run: make check and make bench point LLPOLL_STAGES
+# at a new file (vm/stages new); each timed step appends a line to it
+# (stage_record) and the run ends by printing it (vm/stages table).
+# stage_record LEVEL NAME SECONDS STATE [DETAIL]: LEVEL 1 for a step of
+# the run, 2 for a part of the step above it (a guest test file, the
+# in-guest DKMS build); STATE says whether the step did its work (cold,
+# built) or found it done (cached)
+stage_record() {
+	[ -n "${LLPOLL_STAGES:-}" ] || return 0
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >>"$LLPOLL_STAGES"
+}
+# ccache_hits: "HITS MISSES" of the compiler cache in CCACHE_DIR so far
+ccache_hits() {
+	ccache --print-stats | awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
+		$1 == "cache_miss" { m = $2 } END { print h + 0, m + 0 }'
+}
+stages_new() { mktemp "$LLPOLL_LOGS/stages-$(date +%Y%m%d-%H%M%S)-XXXX.tsv"; }
+
 # stage NAME LOG CMD...: run CMD with all output in LOG, print the stage
 # name and elapsed time; on failure show the log tail and its path. While
 # CMD runs, a line every STAGE_TICK seconds (default 30) with the time so
@@ -59,7 +83,8 @@ stage() {
 	echo "==> $name (log: $log)"
 	stage_ticker "$name" "$log" "$t0" &
 	ticker=$!
-	"$@" >"$log" 2>&1 || rc=$?
+	# a subshell: a die in CMD ends the stage, not the script behind it
+	("$@") >"$log" 2>&1 || rc=$?
 	kill "$ticker" 2>/dev/null || true
 	wait "$ticker" 2>/dev/null || true
 	if [ "$rc" -ne 0 ]; then
@@ -78,11 +103,13 @@ stage_ticker() { # NAME LOG T0
 # in_root ROOT CMD...: run CMD chrooted into the guest tree ROOT with a
 # clean environment. Nothing of the host's make or shell (LLPOLL_*,
 # MAKEFLAGS, paths that exist only on the host) may steer the guest's
-# tools; they get what the guest's init gives its commands.
+# tools; they get what the guest's init gives its commands (GUEST_PATH is
+# vm/guest/init's PATH).
+GUEST_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 in_root() {
 	local root=$1
 	shift
-	env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	env -i PATH="$GUEST_PATH" \
 		HOME=/root TERM=dumb LANG=C.UTF-8 chroot "$root" "$@"
 }
 
