@@ -50,6 +50,14 @@ handbacks() {
 }
 # what pollers cleaned from eth1's queues (in peer)
 peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
+# empty passes: poller passes of both NICs' queues that found no packet
+ll_misses() {
+	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_misses:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_misses:$')))
+}
+# context switches of all CPUs since boot
+ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
+# NET_RX softirq runs of all CPUs since boot
+net_rx_runs() { awk '$1 == "NET_RX:" { for (i = 2; i <= NF; i++) s += $i } END { print s + 0 }' /proc/softirqs; }
 ll_cleaned() {
 	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_cleaned:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$')))
 }
