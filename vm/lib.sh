@@ -34,6 +34,29 @@ debian_config() { echo /usr/src/linux-config-6.1/config.amd64_none_amd64.xz; }
 # the compiler cache a guest's builds (DKMS) use: vm/run shares it with
 # the guest, vm/image fills it when it builds the package into the image
 guest_ccache_dir() { echo "$LLPOLL_CACHE/guest-ccache"; }
+# the host's compiler cache for the kernel builds
+kernel_ccache_dir() { echo "$LLPOLL_CACHE/ccache"; }
+# one kernel build at a time (vm/kernel; vm/distclean waits for none)
+kernel_lock() { echo "$LLPOLL_CACHE/kernel.lock"; }
+# the debootstrap tree, kept as a tar named by its package list's KEY;
+# rootfs_dir NAME: a guest tree being assembled (a variant, or tmp)
+rootfs_base() { echo "$LLPOLL_CACHE/rootfs-$1.tar"; }
+rootfs_dir() { echo "$LLPOLL_CACHE/rootfs-$1"; }
+# vm/accel's answer for this boot of the host
+accel_file() { echo "$LLPOLL_CACHE/accel-$(cat /proc/sys/kernel/random/boot_id)"; }
+# run directories: runs_dir holds them; new_run_dir KIND makes and prints
+# a new one (check, soak, noll); vm/run makes its own there
+runs_dir() { echo "$LLPOLL_CACHE/runs"; }
+new_run_dir() {
+	local d
+	d=$(runs_dir)/$1-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$d"
+	echo "$d"
+}
+# every name above, as the patterns of the cache's entries (vm/distclean
+# removes a cache that holds nothing else)
+# shellcheck disable=SC2034 # read by the scripts that source this
+LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache image-* kernel-* kernel.lock linux-source-* logs rootfs-* runs"
 # The DKMS package: dkms_files lists its files (the Makefile's
 # dkms-files, relative to the top); package_copy DIR copies them under DIR
 # as dkms-install does
