@@ -96,6 +96,7 @@ irq_count() {
 # server's address from its feed file, as sockperf wants with -F.
 # SOCKPERF_IOMUX (p, s, e): both ends wait with poll(), select() or epoll;
 # SOCKPERF_ARGS: more options for both ends (--lls USEC);
+# SOCKPERF_SERVER_ARGS: more options for the server only;
 # SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD);
 # SOCKPERF_SERVER_SOCKETS: the server listens on that many consecutive
 # ports (with SOCKPERF_IOMUX), the client sends to the first.
@@ -120,7 +121,7 @@ sockperf_pingpong() {
 	[ -z "$sp_mux" ] || set -- -F "$sp_mux" "$@"
 	# shellcheck disable=SC2086 # $sp_env, $sp_tcp and SOCKPERF_ARGS are empty or words
 	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_server_feed" -F "${sp_mux:-r}" \
-		${SOCKPERF_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
+		${SOCKPERF_ARGS:-} ${SOCKPERF_SERVER_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
 	if [ $# -gt 0 ]; then
