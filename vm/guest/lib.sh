@@ -14,6 +14,10 @@ LL_HOLD_PARAM=/sys/module/igb/parameters/ll_hold_us
 SERVER_ADDR=198.18.0.2
 # shellcheck disable=SC2034
 CLIENT_ADDR=198.18.0.1
+# the CPUs of the two ends: the client and eth0's interrupts on one, the
+# server and eth1's on the other, as on two hosts (net-setup pins them)
+CLIENT_CPU=0
+SERVER_CPU=1
 
 # in_ns NS CMD...: CMD in network namespace NS ("" for the initial one)
 in_ns() {
@@ -83,6 +87,16 @@ wait_until() {
 oper_up() { [ "$(in_ns "$1" cat "/sys/class/net/$2/operstate")" = up ]; }
 # wait_oper_up NS IFACE: until IFACE in NS is up (10 s at most)
 wait_oper_up() { wait_until 100 oper_up "$1" "$2"; }
+# nic_irqs IFACE: the interrupt numbers of IFACE's vectors (IFACE,
+# IFACE-rx-N, IFACE-tx-N, IFACE-TxRx-N)
+nic_irqs() {
+	awk -v d="$1" '{ n = $NF } n == d || index(n, d "-") == 1 { sub(/:$/, "", $1); print $1 }' /proc/interrupts
+}
+# irq_cpus IFACE: the CPUs IFACE's vectors may interrupt, one list per
+# vector on one line
+irq_cpus() {
+	for ic_irq in $(nic_irqs "$1"); do cat "/proc/irq/$ic_irq/smp_affinity_list"; done | paste -sd ' '
+}
 # interrupts of IFACE's RX queue vectors: IFACE-rx-N, or IFACE-TxRx-N
 # when igb pairs queues on a vector
 irq_count() {
@@ -91,7 +105,7 @@ irq_count() {
 }
 
 # sockperf_pingpong PROTO SIZE SECONDS OUTFILE [CLIENT-OPTION...]: server
-# in netns peer on CPU 1, client in the init namespace on CPU 0, blocking
+# in netns peer on SERVER_CPU, client in the init namespace on CLIENT_CPU, blocking
 # recvfrom at both. With options (-F p: poll()) the client takes the
 # server's address from its feed file, as sockperf wants with -F.
 # SOCKPERF_IOMUX (p, s, e): both ends wait with poll(), select() or epoll;
@@ -120,17 +134,17 @@ sockperf_pingpong() {
 	sp_mux=${SOCKPERF_IOMUX:-}
 	[ -z "$sp_mux" ] || set -- -F "$sp_mux" "$@"
 	# shellcheck disable=SC2086 # $sp_env, $sp_tcp and SOCKPERF_ARGS are empty or words
-	ip netns exec peer taskset -c 1 $sp_env sockperf server -f "$sp_server_feed" -F "${sp_mux:-r}" \
+	ip netns exec peer taskset -c "$SERVER_CPU" $sp_env sockperf server -f "$sp_server_feed" -F "${sp_mux:-r}" \
 		${SOCKPERF_ARGS:-} ${SOCKPERF_SERVER_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
 	if [ $# -gt 0 ]; then
 		# shellcheck disable=SC2086
-		taskset -c 0 $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
+		taskset -c "$CLIENT_CPU" $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
 			${SOCKPERF_ARGS:-} "$@" >"$sp_out" 2>&1
 	else
 		# shellcheck disable=SC2086
-		taskset -c 0 $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
+		taskset -c "$CLIENT_CPU" $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
 			${SOCKPERF_ARGS:-} >"$sp_out" 2>&1
 	fi
 	sp_rc=$?
