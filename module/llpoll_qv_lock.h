@@ -33,12 +33,21 @@
  *     data between short waits (an epoll loop over many sockets) would
  *     take it a pass's budget at a time while the ring overflows; NAPI
  *     drains it with its own budget;
- *   - by the hold timer, the fork's ll_hold_us module parameter after the
- *     last poller left with data, unless a poller is back by then: one
- *     that found data usually comes back at once (request/response), and
- *     the hold stays on meanwhile, but a packet never waits longer than
- *     that with no one polling. The timer runs only while no one polls,
- *     so a spinning poller takes no timer interrupts;
+ *   - by the hold timer, a hold's length after the last poller left
+ *     with data, unless a poller is back by then: one that found data
+ *     usually comes back at once (request/response), and the hold stays
+ *     on meanwhile, but a packet never waits longer than that with no one
+ *     polling. The length is the fork's ll_hold_us module parameter,
+ *     stretched to cover a few of the queue's recent request cycles (the
+ *     time from one poller leaving with data to the next, at most
+ *     LLPOLL_QV_HOLD_STRETCH times ll_hold_us): a program whose round
+ *     trips outlast the hold would otherwise pay a hand-back and a
+ *     re-mask, or a timer expiry in its spin, on every one. A poller's
+ *     exit moves the timer on only when less than half a hold is left,
+ *     so that a request/response loop programs the CPU's timer about
+ *     twice per hold, not at every round trip; a timer that fires before
+ *     a hold has passed since the last exit moves itself to that exit's
+ *     end of hold;
  *   - when the q_vector is disabled (interface down, ring changes).
  * While the hold is on, NAPI runs only at a hand-back, or when a poller
  * enters a q_vector that also serves TX rings (to clean their
@@ -77,11 +86,12 @@
 #define LLPOLL_QV_LOCKED	(LLPOLL_QV_OWNED | LLPOLL_QV_STATE_DISABLE)
 #define LLPOLL_QV_USER_PEND	(LLPOLL_QV_STATE_POLL | LLPOLL_QV_STATE_POLL_YIELD)
 
-/* Hold timer: the interrupt is handed back this long after the last
- * poller left with data, unless a poller is back. Each fork's ll_hold_us
- * module parameter (LLPOLL_QV_DEFINE_HOLD_PARAM), read at every start: a
- * request/response program comes back within a few microseconds on
- * hardware, within hundreds under QEMU's TCG.
+/* Hold timer: the interrupt is handed back a hold after the last poller
+ * left with data, unless a poller is back. The least hold is each fork's
+ * ll_hold_us module parameter (LLPOLL_QV_DEFINE_HOLD_PARAM), read at every
+ * start: a request/response program comes back within a few microseconds
+ * on hardware, within hundreds under QEMU's TCG, and the hold stretches
+ * to cover its request cycles (llpoll_qv_hold_ns()).
  */
 #define LLPOLL_QV_HOLD_US		200
 #define LLPOLL_QV_HOLD_US_MAX		1000000
@@ -104,6 +114,10 @@ struct llpoll_qv {
 	unsigned int pollers;		/* spinning waits that entered */
 	bool irq_held;			/* the interrupt is masked for them */
 	bool backlog;			/* the last pass cleaned its budget */
+	bool timer_armed;		/* the hold timer is queued or firing */
+	bool cycle_valid;		/* the hold has lasted since last_exit_ns */
+	u64 last_exit_ns;		/* the last poller left with data then */
+	u64 cycle_ns;			/* average time between such exits */
 	struct napi_struct *napi;	/* scheduled to hand the interrupt back */
 	llpoll_qv_irq_hold_t irq_hold;
 	struct hrtimer hold_timer;
@@ -118,6 +132,24 @@ struct llpoll_qv {
 };
 
 static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer);
+
+/* a hold covers this many request cycles, up to this many times ll_hold_us */
+#define LLPOLL_QV_HOLD_CYCLES		4
+#define LLPOLL_QV_HOLD_STRETCH		10
+
+/* under the lock: how long the hold lasts after the last poller left
+ * with data, in ns
+ */
+static inline u64 llpoll_qv_hold_ns(const struct llpoll_qv *qv)
+{
+	u64 least = (u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC;
+	u64 cycles = LLPOLL_QV_HOLD_CYCLES * qv->cycle_ns;
+
+	if (cycles <= least)
+		return least;
+	return cycles < LLPOLL_QV_HOLD_STRETCH * least ?
+	       cycles : LLPOLL_QV_HOLD_STRETCH * least;
+}
 
 /* ll_hold_us: values outside 1..LLPOLL_QV_HOLD_US_MAX are refused
  * (EINVAL) and change nothing
@@ -137,10 +169,12 @@ static const struct kernel_param_ops ll_hold_us_ops = {			\
 	.get = param_get_uint,						\
 };									\
 module_param_cb(ll_hold_us, &ll_hold_us_ops, &ll_hold_us, 0644);	\
-MODULE_PARM_DESC(ll_hold_us, "Microseconds the interrupt stays held "	\
-		 "after the last socket poller left with data (1-"	\
-		 __stringify(LLPOLL_QV_HOLD_US_MAX) ", default "		\
-		 __stringify(LLPOLL_QV_HOLD_US) ")")
+MODULE_PARM_DESC(ll_hold_us, "Least microseconds the interrupt stays "	\
+		 "held after the last socket poller left with data; "	\
+		 "stretched to cover " __stringify(LLPOLL_QV_HOLD_CYCLES)	\
+		 " request cycles, up to " __stringify(LLPOLL_QV_HOLD_STRETCH) \
+		 " times (1-" __stringify(LLPOLL_QV_HOLD_US_MAX)		\
+		 ", default " __stringify(LLPOLL_QV_HOLD_US) ")")
 
 /* when the q_vector is allocated: the counters start at 0 */
 static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
@@ -156,6 +190,11 @@ static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi
 	qv->state = LLPOLL_QV_STATE_DISABLE;
 	qv->pollers = 0;
 	qv->irq_held = false;
+	qv->backlog = false;
+	qv->timer_armed = false;
+	qv->cycle_valid = false;
+	qv->last_exit_ns = 0;
+	qv->cycle_ns = 0;
 	qv->napi = napi;
 	qv->irq_hold = irq_hold;
 	qv->hold_us = hold_us;
@@ -315,16 +354,49 @@ static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
 {
 	qv->irq_held = false;
 	qv->backlog = false;
+	qv->cycle_valid = false;
 	qv->irq_hold(qv, false);
 	llpoll_qv_count(qv, ctr);
+}
+
+/* under the lock, the last poller leaving with data while the hold is on:
+ * the request cycle ends here; start the hold timer unless it runs
+ */
+static inline void llpoll_qv_hold_on(struct llpoll_qv *qv)
+{
+	u64 most = LLPOLL_QV_HOLD_STRETCH * (u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC;
+	u64 now = ktime_get_ns();
+	u64 cycle, hold;
+
+	/* an average over about 8 cycles, each counted up to the longest
+	 * hold (a long wait stretches it no further)
+	 */
+	if (qv->cycle_valid) {
+		cycle = now - qv->last_exit_ns;
+		if (cycle > most)
+			cycle = most;
+		qv->cycle_ns = qv->cycle_ns - (qv->cycle_ns >> 3) + (cycle >> 3);
+	}
+	qv->cycle_valid = true;
+	qv->last_exit_ns = now;
+	hold = llpoll_qv_hold_ns(qv);
+	/* started, or pushed on when less than half a hold is left, so that
+	 * it neither fires in a spin nor is moved at every exit
+	 */
+	if (!qv->timer_armed ||
+	    (u64)hrtimer_get_expires_ns(&qv->hold_timer) < now + hold / 2) {
+		qv->timer_armed = true;
+		hrtimer_start(&qv->hold_timer, ns_to_ktime(hold),
+			      HRTIMER_MODE_REL_SOFT);
+	}
 }
 
 /*
  * ndo_ll_poll's LL_POLL_EXIT: a poller leaves. The last one hands the
  * interrupt back at once if it found no data (@idle: its caller sleeps
  * next) or if the last pass left a backlog; otherwise the hold stays for
- * the poller's return, and the hold timer (re)starts. Runs even when the
- * q_vector was disabled meanwhile.
+ * the poller's return, and lasts a hold from now (llpoll_qv_hold_on()).
+ * Runs even when the q_vector was disabled meanwhile.
  */
 static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 {
@@ -338,9 +410,7 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 			llpoll_qv_handback(qv, &qv->handbacks);
 			handback = true;
 		} else {
-			hrtimer_start(&qv->hold_timer,
-				      ns_to_ktime((u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC),
-				      HRTIMER_MODE_REL_SOFT);
+			llpoll_qv_hold_on(qv);
 		}
 	}
 	spin_unlock_bh(&qv->lock);
@@ -348,22 +418,36 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 		napi_schedule(qv->napi);
 }
 
-/* hold timer, in softirq: hand back unless a poller is back */
+/*
+ * hold timer, in softirq: hand back if no poller came back and the last
+ * one left a hold ago; if one left with data since the timer started, wait
+ * for that exit's end of hold. A poller that is back starts the timer
+ * again when it leaves with data.
+ */
 static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer)
 {
 	struct llpoll_qv *qv = container_of(timer, struct llpoll_qv, hold_timer);
+	enum hrtimer_restart restart = HRTIMER_NORESTART;
 	bool handback = false;
+	u64 end;
 
 	spin_lock(&qv->lock);
-	/* a poller that is back restarts the timer when it leaves with data */
 	if (qv->irq_held && !qv->pollers) {
-		llpoll_qv_handback(qv, &qv->timer_handbacks);
-		handback = true;
+		end = qv->last_exit_ns + llpoll_qv_hold_ns(qv);
+		if (ktime_get_ns() < end) {
+			hrtimer_set_expires(timer, ns_to_ktime(end));
+			restart = HRTIMER_RESTART;
+		} else {
+			llpoll_qv_handback(qv, &qv->timer_handbacks);
+			handback = true;
+		}
 	}
+	if (restart == HRTIMER_NORESTART)
+		qv->timer_armed = false;
 	spin_unlock(&qv->lock);
 	if (handback)
 		napi_schedule(qv->napi);
-	return HRTIMER_NORESTART;
+	return restart;
 }
 
 /* NAPI, after napi_complete_done(): may it re-arm the interrupt? */
@@ -411,6 +495,7 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 	/* the driver masks and re-arms every interrupt itself from here */
 	qv->irq_held = false;
 	qv->backlog = false;
+	qv->cycle_valid = false;
 	spin_unlock_bh(&qv->lock);
 	return idle;
 }
@@ -419,6 +504,9 @@ static inline bool llpoll_qv_disable(struct llpoll_qv *qv)
 static inline void llpoll_qv_stop_timer(struct llpoll_qv *qv)
 {
 	hrtimer_cancel(&qv->hold_timer);
+	spin_lock_bh(&qv->lock);
+	qv->timer_armed = false;
+	spin_unlock_bh(&qv->lock);
 }
 
 /* before a ring's buffers are cleaned or freed, in process context */

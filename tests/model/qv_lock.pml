@@ -50,6 +50,8 @@ byte pollers = 0;		/* spinning waits that entered */
 bool held = false;		/* pollers hold the interrupt */
 bool backlog = false;		/* the last pass cleaned its whole budget */
 bool timer_queued = false;
+bool exit_since = false;	/* a poller left with data since the timer
+				 * was started or moved: it fires early */
 bool going_down = false;	/* the interface stops receiving */
 bool down = false;		/* the interface-down path finished */
 bool spin_held = false;		/* the q_vector spinlock, held by a poller */
@@ -238,7 +240,13 @@ proctype poller(byte waits; byte passes; bool may_netpoll) {
 					backlog = false;
 					napi_schedule()	/* the idle hand-back */
 				:: pollers == 0 && held && !idle && !backlog ->
-					timer_queued = true	/* the hold timer starts */
+					if	/* llpoll_qv_hold_on */
+					:: !timer_queued ->
+						timer_queued = true;	/* the hold timer starts */
+						exit_since = false
+					:: timer_queued -> exit_since = true
+					:: timer_queued -> exit_since = false	/* pushed on */
+					fi
 				:: else -> skip
 				fi
 			:: else -> skip
@@ -257,10 +265,16 @@ end:	do
 	:: atomic {	/* llpoll_qv_hold_expired, in softirq */
 		timer_queued && !spin_held ->
 		if
-		:: held && pollers == 0 -> held = false; backlog = false; napi_schedule()
-		:: else -> skip	/* a poller is back, or no hold */
-		fi;
-		timer_queued = false
+		:: held && pollers == 0 && exit_since ->
+			/* fired before a hold passed since that exit: moves
+			 * itself to it (or, with a hold shortened meanwhile,
+			 * hands back below)
+			 */
+			exit_since = false
+		:: held && pollers == 0 -> held = false; backlog = false; napi_schedule();
+			timer_queued = false
+		:: else -> timer_queued = false	/* a poller is back, or no hold */
+		fi
 	   }
 	od
 }

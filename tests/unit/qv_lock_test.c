@@ -13,6 +13,7 @@
 #include "llpoll_qv_lock.h"
 
 atomic_int shim_warnings;
+atomic_llong shim_now_ns;
 static int passed, failed;
 
 /* the fork's ll_hold_us module parameter */
@@ -33,6 +34,19 @@ static bool test_irq_hold(struct llpoll_qv *qv, bool hold)
 	atomic_store(&irq_masked, 1);
 	atomic_fetch_add(&irq_holds, 1);
 	return true;
+}
+
+/* the hold timer fires once any hold has passed since the last exit */
+static enum hrtimer_restart hold_timer_fires_late(struct llpoll_qv *qv)
+{
+	enum hrtimer_restart r;
+
+	atomic_fetch_add(&shim_now_ns, (long long)LLPOLL_QV_HOLD_STRETCH *
+			 READ_ONCE(*qv->hold_us) * NSEC_PER_USEC);
+	r = qv->hold_timer.function(&qv->hold_timer);
+	if (r == HRTIMER_NORESTART)
+		atomic_store(&qv->hold_timer.queued, 0);
+	return r;
 }
 
 #define CHECK(cond, name) do {						\
@@ -157,7 +171,7 @@ static void test_hold(void)
 	CHECK(atomic_load(&qv.hold_timer.queued) && qv.hold_timer.period == 1500 * NSEC_PER_USEC,
 	      "hold: the poller leaving with data again restarts the timer, for ll_hold_us as it is now");
 	test_hold_us = LLPOLL_QV_HOLD_US;
-	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	CHECK(hold_timer_fires_late(&qv) == HRTIMER_NORESTART && !qv.irq_held,
 	      "hold: the timer hands back when no poller came back");
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1 && llpoll_qv_napi_rearm(&qv),
 	      "hold: the timer's hand-back schedules NAPI, which re-arms");
@@ -204,7 +218,7 @@ static void test_hold(void)
 	llpoll_qv_exit(&qv, false);
 	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued) && atomic_load(&napi.scheduled) == s0 + 1,
 	      "backlog: a pass that found less than its budget after a full one keeps the hold for the poller's return");
-	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	CHECK(hold_timer_fires_late(&qv) == HRTIMER_NORESTART && !qv.irq_held,
 	      "backlog: ... until the timer hands back");
 	atomic_store(&qv.hold_timer.queued, 0);
 	llpoll_qv_enter(&qv, false);
@@ -215,7 +229,7 @@ static void test_hold(void)
 	llpoll_qv_exit(&qv, false);
 	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued),
 	      "backlog: a hand-back forgets the backlog it served");
-	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && !qv.irq_held,
+	CHECK(hold_timer_fires_late(&qv) == HRTIMER_NORESTART && !qv.irq_held,
 	      "backlog: (the timer hands that hold back)");
 
 	s0 = atomic_load(&napi.scheduled);
@@ -250,6 +264,96 @@ static void test_hold(void)
 	CHECK(atomic_load(&shim_warnings) > w0 && qv.pollers == 0,
 	      "hold: an exit without an enter warns and keeps the count");
 	atomic_store(&shim_warnings, 0);
+}
+
+
+/* one request cycle: a poller comes back, finds data after @us µs of its
+ * wait and leaves with it
+ */
+static void request_cycle(struct llpoll_qv *qv, long long us)
+{
+	llpoll_qv_enter(qv, false);
+	atomic_fetch_add(&shim_now_ns, us * NSEC_PER_USEC);
+	llpoll_qv_exit(qv, false);
+}
+
+/* the hold's length: started once, moved by its own expiry, stretched to
+ * the request cycle and bounded
+ */
+static void test_hold_length(void)
+{
+	struct napi_struct napi = { 0 };
+	u64 handbacks, timer_handbacks;
+	long long last_exit;
+	struct llpoll_qv qv;
+	u64 cycle;
+	int starts;
+
+	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
+	llpoll_napi_enable(&napi, &qv);
+	request_cycle(&qv, 10);
+	starts = atomic_load(&qv.hold_timer.starts);
+	CHECK(starts == 1 && atomic_load(&qv.hold_timer.queued),
+	      "hold length: the first exit with data starts the timer");
+	request_cycle(&qv, 10);
+	request_cycle(&qv, 10);
+	CHECK(atomic_load(&qv.hold_timer.starts) == starts,
+	      "hold length: exits while more than half a hold is left do not move the timer (no timer programming per round trip)");
+	request_cycle(&qv, LLPOLL_QV_HOLD_US / 2);
+	CHECK(atomic_load(&qv.hold_timer.starts) == starts + 1 &&
+	      qv.hold_timer.expires == atomic_load(&shim_now_ns) + (long long)llpoll_qv_hold_ns(&qv),
+	      "hold length: an exit with less than half a hold left pushes the timer on by a hold");
+	starts++;
+	last_exit = atomic_load(&shim_now_ns);
+	atomic_fetch_add(&shim_now_ns, 5 * NSEC_PER_USEC);
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_RESTART && qv.irq_held,
+	      "hold length: a timer that fires before a hold has passed since the last exit keeps the hold");
+	CHECK(qv.hold_timer.expires == last_exit + (long long)llpoll_qv_hold_ns(&qv),
+	      "hold length: ... and moves itself to a hold after that exit");
+	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
+	CHECK(timer_handbacks == 0, "hold length: an early expiry hands nothing back");
+	llpoll_qv_enter(&qv, false);
+	CHECK(qv.hold_timer.function(&qv.hold_timer) == HRTIMER_NORESTART && qv.irq_held,
+	      "hold length: a timer that finds a poller back stops, keeping the hold");
+	atomic_store(&qv.hold_timer.queued, 0);
+	atomic_fetch_add(&shim_now_ns, 10 * NSEC_PER_USEC);
+	llpoll_qv_exit(&qv, false);
+	CHECK(atomic_load(&qv.hold_timer.starts) == starts + 1 && atomic_load(&qv.hold_timer.queued),
+	      "hold length: that poller's exit with data starts the timer again");
+
+	CHECK(llpoll_qv_hold_ns(&qv) == (u64)LLPOLL_QV_HOLD_US * NSEC_PER_USEC,
+	      "hold length: request cycles shorter than a quarter of ll_hold_us leave it at ll_hold_us");
+	for (int i = 0; i < 40; i++)
+		request_cycle(&qv, 300);
+	CHECK(llpoll_qv_hold_ns(&qv) > 1150 * NSEC_PER_USEC &&
+	      llpoll_qv_hold_ns(&qv) <= 1200 * NSEC_PER_USEC,
+	      "hold length: 300 µs request cycles stretch the hold toward four of them (1200 µs)");
+	for (int i = 0; i < 40; i++)
+		request_cycle(&qv, 2000);
+	CHECK(llpoll_qv_hold_ns(&qv) == (u64)LLPOLL_QV_HOLD_STRETCH * LLPOLL_QV_HOLD_US * NSEC_PER_USEC,
+	      "hold length: ... never beyond LLPOLL_QV_HOLD_STRETCH times ll_hold_us");
+	test_hold_us = 1000000;
+	CHECK(llpoll_qv_hold_ns(&qv) == (u64)1000000 * NSEC_PER_USEC,
+	      "hold length: never shorter than ll_hold_us as it is now");
+	test_hold_us = LLPOLL_QV_HOLD_US;
+	CHECK(hold_timer_fires_late(&qv) == HRTIMER_NORESTART && !qv.irq_held,
+	      "hold length: a hold with no poller back hands back");
+	llpoll_qv_read_handbacks(&qv, &handbacks, &timer_handbacks);
+	CHECK(timer_handbacks == 1, "hold length: ... once");
+	cycle = qv.cycle_ns;
+	request_cycle(&qv, 1000);
+	CHECK(qv.cycle_ns == cycle,
+	      "hold length: the first exit after a hand-back ends no request cycle");
+	request_cycle(&qv, 10);
+	CHECK(qv.cycle_ns == cycle - (cycle >> 3) + ((10 * NSEC_PER_USEC) >> 3),
+	      "hold length: the next one does, weighing an eighth in the average");
+	cycle = qv.cycle_ns;
+	request_cycle(&qv, 1000000);
+	CHECK(qv.cycle_ns == cycle - (cycle >> 3) +
+	      (((u64)LLPOLL_QV_HOLD_STRETCH * LLPOLL_QV_HOLD_US * NSEC_PER_USEC) >> 3),
+	      "hold length: a long wait counts as a cycle of the longest hold");
+	llpoll_qv_disable(&qv);
+	llpoll_qv_stop_timer(&qv);
 }
 
 /* llpoll_napi_disable/enable and the ring-clean assertion */
@@ -367,6 +471,8 @@ static void *timer_thread(void *arg)
 		if (atomic_load(&hq.hold_timer.queued) &&
 		    hq.hold_timer.function(&hq.hold_timer) == HRTIMER_NORESTART)
 			atomic_store(&hq.hold_timer.queued, 0);
+		/* time passes: holds end */
+		atomic_fetch_add(&shim_now_ns, 100 * NSEC_PER_USEC);
 		usleep(50);
 	}
 	return NULL;
@@ -441,6 +547,7 @@ int main(void)
 {
 	test_sequences();
 	test_hold();
+	test_hold_length();
 	test_napi_wrappers();
 	test_hammer();
 	printf("%d passed, %d failed\n", passed, failed);
