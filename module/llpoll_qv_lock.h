@@ -66,6 +66,7 @@
 #include <linux/bug.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/spinlock.h>
@@ -137,18 +138,22 @@ static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer)
 #define LLPOLL_QV_HOLD_CYCLES		4
 #define LLPOLL_QV_HOLD_STRETCH		10
 
+/* the longest a hold lasts: LLPOLL_QV_HOLD_STRETCH times ll_hold_us, in ns */
+static inline u64 llpoll_qv_hold_most_ns(const struct llpoll_qv *qv)
+{
+	return LLPOLL_QV_HOLD_STRETCH * (u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC;
+}
+
 /* under the lock: how long the hold lasts after the last poller left
- * with data, in ns
+ * with data, in ns: the request cycles, between ll_hold_us and the most
  */
 static inline u64 llpoll_qv_hold_ns(const struct llpoll_qv *qv)
 {
 	u64 least = (u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC;
+	u64 most = llpoll_qv_hold_most_ns(qv);
 	u64 cycles = LLPOLL_QV_HOLD_CYCLES * qv->cycle_ns;
 
-	if (cycles <= least)
-		return least;
-	return cycles < LLPOLL_QV_HOLD_STRETCH * least ?
-	       cycles : LLPOLL_QV_HOLD_STRETCH * least;
+	return clamp(cycles, least, most);
 }
 
 /* ll_hold_us: values outside 1..LLPOLL_QV_HOLD_US_MAX are refused
@@ -364,7 +369,7 @@ static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
  */
 static inline void llpoll_qv_hold_on(struct llpoll_qv *qv)
 {
-	u64 most = LLPOLL_QV_HOLD_STRETCH * (u64)READ_ONCE(*qv->hold_us) * NSEC_PER_USEC;
+	u64 most = llpoll_qv_hold_most_ns(qv);
 	u64 now = ktime_get_ns();
 	u64 cycle, hold;
 

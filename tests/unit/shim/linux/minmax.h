@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Userspace shim for module/llpoll_qv_lock.h unit tests. */
+#ifndef _SHIM_LINUX_MINMAX_H
+#define _SHIM_LINUX_MINMAX_H
+/* the kernel's clamp() on values of one type, each evaluated once */
+#define clamp(val, lo, hi) ({					\
+	__typeof__(val) _v = (val), _l = (lo), _h = (hi);	\
+	_v < _l ? _l : (_v > _h ? _h : _v);			\
+})
+#endif
