@@ -3,7 +3,8 @@
 #                 image, then all tests (README)
 #   make bench    the latency matrix on the bench kernel (README)
 #   make soak     the reliability suite, long (SECS=600 CYCLES=100)
-#   make modules  the forked drivers on the host, against KDIR
+#   make modules  the forked drivers against KDIR (the running kernel's)
+#   make host-kernel  Debian's 6.1 with core-hook.patch for this machine
 # Caches live outside the clone: $(LLPOLL_CACHE).
 
 # The cache's layout has its home in vm/lib.sh; make asks vm/paths. The
@@ -16,21 +17,26 @@ export LLPOLL_CACHE
 VARIANT ?= test
 empty :=
 space := $(empty) $(empty)
-KDIR ?= $(call paths,kernel test)/obj
+# the kernel the forks are built for: the running one unless KVER or KDIR
+# names another (the test kernel's tree: KDIR=$$(vm/paths kernel test)/obj)
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
 # prepare-src takes the drivers from our unpacked tree when there is one
 ifeq ($(origin LLPOLL_KSRC),undefined)
 LLPOLL_KSRC := $(wildcard $(call paths,tree))
 endif
 export LLPOLL_KSRC
-DRIVERS := igb ixgbe
-VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+# dkms.conf is the home of the package's version and its list of forks
+conf = $(shell sed -n 's/^$(1)="\(.*\)"/\1/p' $(CURDIR)/dkms.conf)
+VERSION := $(call conf,PACKAGE_VERSION)
+DRIVERS := $(call conf,LLPOLL_DRIVERS)
 DKMS_SRC := /usr/src/llpoll-$(VERSION)
 # the DKMS package's files; vm/image keys the bench image on them
-DKMS_FILES := dkms.conf Kbuild Makefile module/llpoll_qv_lock.h module/prepare-src \
+DKMS_FILES := dkms.conf Kbuild Makefile module/llpoll_qv_lock.h module/linux-source.sh module/prepare-src \
 	$(foreach d,$(DRIVERS),$(sort $(wildcard module/$(d)/*.patch)))
 
 .PHONY: help all deps kernel image modules clean dkms-install dkms-uninstall distclean check check-noll bench soak \
-	version dkms-files
+	version drivers dkms-files host-kernel
 
 # plain `make` explains instead of building against a kernel tree that a
 # fresh clone does not have yet
@@ -50,9 +56,11 @@ help:
 	@echo '  deps          install the host packages with apt-get (~1 min / < 1 s)'
 	@echo '  kernel        one kernel variant, VARIANT=$(subst $(space),|,$(call paths,variants))'
 	@echo '  image         its guest image, VARIANT=...'
-	@echo '  modules       the forked drivers on this host against KDIR'
-	@echo '                (default: the test kernel; needs `make kernel` first)'
-	@echo '  dkms-install  install the DKMS package on this machine (KVER=...)'
+	@echo '  host-kernel   Debian'"'"'s 6.1 with core-hook.patch for this machine,'
+	@echo '                from its /boot/config-$$(uname -r) (CONFIG=...): debs'
+	@echo '  modules       the forked drivers against KDIR (default: the running'
+	@echo '                kernel'"'"'s, /lib/modules/$$(uname -r)/build; KVER=...)'
+	@echo '  dkms-install  install the DKMS package for the running kernel (KVER=...)'
 	@echo '  dkms-uninstall  remove it for every kernel: the in-tree drivers'
 	@echo '                are used again'
 	@echo '  clean         remove the host build of the forks'
@@ -73,8 +81,28 @@ kernel: deps
 image: kernel
 	vm/image $(VARIANT)
 
+# need_hook DIR WHAT: the forks build only for a kernel carrying
+# core-hook.patch (CONFIG_INET_LL_RX_POLL): say so, and how to get one,
+# before the compiler or DKMS fails on it
+define need_hook
+	@if [ ! -f $(1)/.config ]; then \
+		echo "llpoll: $(2): no kernel build tree at $(1): install that kernel's headers (its linux-headers deb), or give KDIR= or KVER=" >&2; \
+		exit 1; \
+	fi
+	@if ! grep -q '^CONFIG_INET_LL_RX_POLL=y' $(1)/.config; then \
+		echo "llpoll: $(2) lacks core-hook.patch (no CONFIG_INET_LL_RX_POLL in $(1)/.config), so DKMS refuses it (BUILD_EXCLUSIVE_CONFIG)." >&2; \
+		echo "llpoll: build the patched kernel (make host-kernel), install its debs and boot it first (docs/usage.md), or give KDIR= or KVER=." >&2; \
+		exit 1; \
+	fi
+endef
+
+# Debian's 6.1 with core-hook.patch, configured as this machine's kernel
+host-kernel:
+	vm/kernel host $(if $(CONFIG),--config $(CONFIG))
+
 # Kbuild holds the obj-m lines; this only stages sources and calls kbuild
 modules:
+	$(call need_hook,$(KDIR),$(if $(filter command line,$(origin KDIR)),KDIR=$(KDIR),kernel $(KVER)))
 	module/prepare-src $(DRIVERS)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
@@ -89,16 +117,20 @@ DKMS := env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dkms
 # install the DKMS package on this machine (a real-hardware host or a
 # guest); KVER= builds for that kernel instead of the running one
 dkms-install:
+	$(call need_hook,/lib/modules/$(KVER)/build,kernel $(KVER))
 	rm -rf $(DKMS_SRC)
 	mkdir -p $(DKMS_SRC)
 	cp --parents $(DKMS_FILES) $(DKMS_SRC)/
 	if dkms status llpoll/$(VERSION) | grep -q .; then $(DKMS) remove llpoll/$(VERSION) --all; fi
 	$(DKMS) add llpoll/$(VERSION)
-	$(DKMS) install llpoll/$(VERSION) $(if $(KVER),-k $(KVER))
+	$(DKMS) install llpoll/$(VERSION) -k $(KVER)
 
-# the package version (dkms.conf) and file list, for scripts
+# the package version and forks (dkms.conf) and file list, for scripts
 version:
 	@echo $(VERSION)
+
+drivers:
+	@echo $(DRIVERS)
 
 dkms-files:
 	@echo $(DKMS_FILES)

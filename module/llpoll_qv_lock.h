@@ -594,9 +594,10 @@ static inline bool llpoll_qv_user_pending(struct llpoll_qv *qv)
 	return false;
 }
 
+/* NAPI owns every ring: the driver refills and flushes as in-tree */
 static inline bool llpoll_qv_napi_owned(struct llpoll_qv *qv)
 {
-	return false;
+	return true;
 }
 
 static inline bool llpoll_qv_disable(struct llpoll_qv *qv)

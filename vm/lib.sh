@@ -6,6 +6,8 @@ LLPOLL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LLPOLL_CACHE=${LLPOLL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/llpoll}
 LLPOLL_LOGS=$LLPOLL_CACHE/logs
 export LLPOLL_TOP LLPOLL_CACHE LLPOLL_LOGS
+# shellcheck source=module/linux-source.sh
+. "$LLPOLL_TOP/module/linux-source.sh"
 # (vm/paths only answers questions: it creates nothing)
 [ -n "${LLPOLL_PATHS_ONLY:-}" ] || mkdir -p "$LLPOLL_CACHE" "$LLPOLL_LOGS"
 
@@ -27,7 +29,7 @@ unset llpoll_cfg
 is_variant() { case " $LLPOLL_VARIANTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 kernel_dir() { echo "$LLPOLL_CACHE/kernel-$1"; }
 image_file() { echo "$LLPOLL_CACHE/image-$1.img"; }
-kernel_tree() { echo "$LLPOLL_CACHE/linux-source-6.1"; }
+kernel_tree() { echo "$LLPOLL_CACHE/$LINUX_SOURCE"; }
 # Debian's own configuration of its amd64 kernel (package linux-config-6.1):
 # vm/kernel takes the options of vm/config/debian.options from it
 debian_config() { echo /usr/src/linux-config-6.1/config.amd64_none_amd64.xz; }
@@ -61,6 +63,8 @@ LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache image-* kernel-* kernel.lock l
 # dkms-files, relative to the top); package_copy DIR copies them under DIR
 # as dkms-install does
 dkms_files() { make -s --no-print-directory -C "$LLPOLL_TOP" dkms-files; }
+# the forked drivers (dkms.conf's LLPOLL_DRIVERS)
+drivers() { make -s --no-print-directory -C "$LLPOLL_TOP" drivers; }
 package_copy() {
 	# shellcheck disable=SC2046 # one word per file
 	(cd "$LLPOLL_TOP" && cp --parents $(dkms_files) "$1/")
@@ -90,7 +94,7 @@ stage_record() {
 }
 # ccache_hits: "HITS MISSES" of the compiler cache in CCACHE_DIR so far
 ccache_hits() {
-	ccache --print-stats | awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
+	{ ccache --print-stats 2>/dev/null || true; } | awk '$1 ~ /^(direct|preprocessed)_cache_hit$/ { h += $2 }
 		$1 == "cache_miss" { m = $2 } END { print h + 0, m + 0 }'
 }
 stages_new() { mktemp "$LLPOLL_LOGS/stages-$(date +%Y%m%d-%H%M%S)-XXXX.tsv"; }

@@ -7,9 +7,11 @@
 . /llpoll/vm/guest/lib.sh
 PROBE=${PROBE:-/out/llpoll-probe}
 TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
-# the DKMS package's version (dkms.conf is its home)
+# the DKMS package's version and its forks (dkms.conf is their home)
 # shellcheck disable=SC2034
 LLPOLL_VERSION=$(make -s --no-print-directory -C /llpoll version)
+# shellcheck disable=SC2034
+LLPOLL_DRIVERS=$(make -s --no-print-directory -C /llpoll drivers)
 
 # Results are TAP 13 ("ok N - ...", "not ok N - ...", "ok N - ... # SKIP"),
 # numbered through a counter file so that checks in subshells count too;

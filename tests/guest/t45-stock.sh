@@ -99,11 +99,9 @@ echo >"$TRACING"/trace
 
 # The in-tree igb has no ndo_ll_poll: with the sysctl on, its sockets keep
 # the generic busy poll (busy_read for recvfrom, busy_poll for poll()).
-intree=$(find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1)
-rmmod igb
-ip netns del peer 2>/dev/null
-check "the in-tree igb loads by path (${intree:-none})" insmod "$intree"
-check "in-tree igb: network up" /llpoll/vm/guest/net-setup
+check "the in-tree igb loads by path, the network comes up on it" use_driver intree
+check "in-tree igb: the loaded igb has no version of ours" \
+	[ "$(cat /sys/module/igb/version 2>/dev/null)" != "$LLPOLL_VERSION" ]
 check "in-tree igb: no ll counters (it is the stock driver)" \
 	sh -c "! ethtool -S eth0 | grep -q ll_poll_yield"
 # busy_case NAME SYSCTL [CLIENT-OPTION...]: 3 s UDP ping-pong; BusyPollRxPackets and LowLatencyRxPackets growth
@@ -128,8 +126,6 @@ busy_case intree-poll $STOCK_US -F p
 check "in-tree igb, sysctl $STOCK_US, busy_poll: poll() busy-polls (BusyPollRxPackets +$bc_busy)" [ "$bc_busy" -gt 0 ]
 echo 0 >/proc/sys/net/core/busy_read
 echo 0 >/proc/sys/net/core/busy_poll
-rmmod igb
-ip netns del peer 2>/dev/null
-check "the fork loads again" modprobe igb
-check "fork: network up" /llpoll/vm/guest/net-setup
+check "the fork loads again, the network comes up on it" use_driver fork
+check "fork: the loaded igb has the package's version" [ "$(cat /sys/module/igb/version)" = "$LLPOLL_VERSION" ]
 check "fork: the ll counters are back" sh -c "ethtool -S eth0 | grep -q ll_poll_yield"

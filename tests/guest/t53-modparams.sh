@@ -30,9 +30,9 @@ check "modprobe ixgbe debug=99 loads and dmesg says debug=99 is out of range" ou
 check "modprobe igb debug=99 loads and dmesg says debug=99 is out of range" out_of_range_named igb
 # ll_hold_us: 1..1000000 µs at load and at run time; a refused write
 # keeps the value
-for m in igb ixgbe; do
+for m in $LLPOLL_DRIVERS; do
 	for p in ll_hold_us=0 ll_hold_us=1000001 ll_hold_us=abc ll_hold_us=-5; do
-		check "modprobe $m $p is refused, $m stays unloaded, dmesg names the parameter" modprobe_refused $m "$p"
+		check "modprobe $m $p is refused, $m stays unloaded, dmesg names the parameter" modprobe_refused "$m" "$p"
 	done
 done
 # hold_param_live MODULE: loads with ll_hold_us=500, which sysfs shows;
@@ -46,9 +46,9 @@ hold_param_live() {
 	[ "$(cat "$hp")" = 500 ] && echo 1000000 >"$hp" && [ "$(cat "$hp")" = 1000000 ] &&
 		echo 1 >"$hp" && [ "$(cat "$hp")" = 1 ] && rmmod "$1"
 }
-for m in igb ixgbe; do
+for m in $LLPOLL_DRIVERS; do
 	check "$m ll_hold_us=500 loads; writes of 0, 1000001, abc, -1 and nothing are refused and keep 500; 1000000 and 1 are taken" \
-		hold_param_live $m
+		hold_param_live "$m"
 done
 check "network back after the parameter checks" /llpoll/vm/guest/net-setup
 echo "# figure: reliability seconds=$(($(date +%s) - reliability_start)) soak_secs=$SOAK_SECS cycles=$SOAK_CYCLES kernel=$(uname -r)"

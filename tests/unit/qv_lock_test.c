@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 #include "llpoll_qv_lock.h"
+#include "check.h"
 
 atomic_int shim_warnings;
 atomic_llong shim_now_ns;
-static int passed, failed;
 
 /* the fork's ll_hold_us module parameter */
 static unsigned int test_hold_us = LLPOLL_QV_HOLD_US;
@@ -49,15 +49,6 @@ static enum hrtimer_restart hold_timer_fires_late(struct llpoll_qv *qv)
 	return r;
 }
 
-#define CHECK(cond, name) do {						\
-	if (cond) {							\
-		passed++;						\
-		printf("ok - %s\n", name);				\
-	} else {							\
-		failed++;						\
-		printf("not ok - %s (%s:%d)\n", name, __FILE__, __LINE__); \
-	}								\
-} while (0)
 
 static void test_sequences(void)
 {
@@ -550,6 +541,5 @@ int main(void)
 	test_hold_length();
 	test_napi_wrappers();
 	test_hammer();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return check_done();
 }

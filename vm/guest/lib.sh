@@ -184,10 +184,13 @@ sockperf_percentiles() {
 		END { for (i = 1; i <= k; i++) print run "," n + 0 "," p[i] "," v[i] }' "$1"
 }
 
+# intree_igb: the in-tree igb module's file, which the fork's DKMS install
+# (updates/dkms) leaves on disk
+intree_igb() { find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1; }
 # use_driver fork|intree: reload igb as our DKMS fork or as the in-tree
 # module (insmod by path, same boot), then set the network up again
 use_driver() {
-	ud_intree=$(find "/lib/modules/$(uname -r)/kernel" -name 'igb.ko*' | head -n 1)
+	ud_intree=$(intree_igb)
 	rmmod igb 2>/dev/null
 	ip netns del peer 2>/dev/null
 	case $1 in
