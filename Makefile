@@ -4,7 +4,7 @@
 #   make bench    the latency matrix on the bench kernel (README)
 #   make soak     the reliability suite, long (SECS=600 CYCLES=100)
 #   make modules  the forked drivers against KDIR (the running kernel's)
-#   make host-kernel  Debian's 6.1 with core-hook.patch for this machine
+#   make host-kernel  Debian's 6.1 with the core hook for this machine
 # Caches live outside the clone: $(LLPOLL_CACHE).
 
 # The cache's layout has its home in vm/lib.sh; make asks vm/paths. The
@@ -56,7 +56,7 @@ help:
 	@echo '  deps          install the host packages with apt-get (~1 min / < 1 s)'
 	@echo '  kernel        one kernel variant, VARIANT=$(subst $(space),|,$(call paths,variants))'
 	@echo '  image         its guest image, VARIANT=...'
-	@echo '  host-kernel   Debian'"'"'s 6.1 with core-hook.patch for this machine,'
+	@echo '  host-kernel   Debian'"'"'s 6.1 with the core hook for this machine,'
 	@echo '                from its /boot/config-$$(uname -r) (CONFIG=...): debs'
 	@echo '  modules       the forked drivers against KDIR (default: the running'
 	@echo '                kernel'"'"'s, /lib/modules/$$(uname -r)/build; KVER=...)'
@@ -82,7 +82,7 @@ image: kernel
 	vm/image $(VARIANT)
 
 # need_hook DIR WHAT: the forks build only for a kernel carrying
-# core-hook.patch (CONFIG_INET_LL_RX_POLL): say so, and how to get one,
+# the core hook, core-hook/ (CONFIG_INET_LL_RX_POLL): say so, and how to get one,
 # before the compiler or DKMS fails on it
 define need_hook
 	@if [ ! -f $(1)/.config ]; then \
@@ -90,13 +90,13 @@ define need_hook
 		exit 1; \
 	fi
 	@if ! grep -q '^CONFIG_INET_LL_RX_POLL=y' $(1)/.config; then \
-		echo "llpoll: $(2) lacks core-hook.patch (no CONFIG_INET_LL_RX_POLL in $(1)/.config), so DKMS refuses it (BUILD_EXCLUSIVE_CONFIG)." >&2; \
+		echo "llpoll: $(2) lacks the core hook (core-hook/: no CONFIG_INET_LL_RX_POLL in $(1)/.config), so DKMS refuses it (BUILD_EXCLUSIVE_CONFIG)." >&2; \
 		echo "llpoll: build the patched kernel (make host-kernel), install its debs and boot it first (docs/usage.md), or give KDIR= or KVER=." >&2; \
 		exit 1; \
 	fi
 endef
 
-# Debian's 6.1 with core-hook.patch, configured as this machine's kernel
+# Debian's 6.1 with the core hook, configured as this machine's kernel
 host-kernel:
 	vm/kernel host $(if $(CONFIG),--config $(CONFIG))
 

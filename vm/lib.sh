@@ -16,7 +16,7 @@ export LLPOLL_TOP LLPOLL_CACHE LLPOLL_LOGS
 # (none: make bench), noll (CONFIG_INET_LL_RX_POLL off: make check-noll).
 # The cache keeps each variant's build in kernel_dir and its guest image in
 # image_file; every script asks these (make through vm/paths). kernel_tree
-# is Debian's linux-source-6.1 unpacked with core-hook.patch applied, which
+# is Debian's linux-source-6.1 unpacked with the core hook applied, which
 # every variant builds from (vm/kernel owns it; make hands it to
 # module/prepare-src as LLPOLL_KSRC).
 LLPOLL_VARIANTS=""
@@ -38,6 +38,8 @@ debian_config() { echo /usr/src/linux-config-6.1/config.amd64_none_amd64.xz; }
 guest_ccache_dir() { echo "$LLPOLL_CACHE/guest-ccache"; }
 # the host's compiler cache for the kernel builds
 kernel_ccache_dir() { echo "$LLPOLL_CACHE/ccache"; }
+# tests/hook-series' copy of the tree and its objects, a patch at a time
+hook_series_dir() { echo "$LLPOLL_CACHE/hook-series"; }
 # one kernel build at a time (vm/kernel; vm/distclean waits for none)
 kernel_lock() { echo "$LLPOLL_CACHE/kernel.lock"; }
 # the debootstrap tree, kept as a tar named by its package list's KEY;
@@ -58,7 +60,7 @@ new_run_dir() {
 # every name above, as the patterns of the cache's entries (vm/distclean
 # removes a cache that holds nothing else)
 # shellcheck disable=SC2034 # read by the scripts that source this
-LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache image-* kernel-* kernel.lock linux-source-* logs rootfs-* runs"
+LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache hook-series image-* kernel-* kernel.lock linux-source-* logs rootfs-* runs"
 # The DKMS package: dkms_files lists its files (the Makefile's
 # dkms-files, relative to the top); package_copy DIR copies them under DIR
 # as dkms-install does
@@ -73,6 +75,34 @@ package_copy() {
 die() {
 	echo "error: $*" >&2
 	exit 1
+}
+
+# The core hook: Debian's 6.1 patched by core-hook/NNNN-*.patch, a series
+# applied in the order of its numbers. hook_patches: their paths, in order
+hook_patches() {
+	local p
+	for p in "$LLPOLL_TOP"/core-hook/[0-9][0-9][0-9][0-9]-*.patch; do
+		[ ! -f "$p" ] || echo "$p"
+	done
+}
+# patch_files PATCH...: the files they touch, one per line, sorted
+patch_files() { sed -n 's|^diff --git a/\([^ ]*\) .*|\1|p' "$@" | sort -u; }
+# patch_body PATCH...: their diffs: what changes a tree, not what they say
+patch_body() {
+	local p
+	for p in "$@"; do sed -n '/^diff --git /,$p' "$p"; done
+}
+# pristine_files DIR FILE...: Debian's own copies of those FILEs that its
+# tarball has, in DIR/$LINUX_SOURCE (made, even if it has none of them)
+pristine_files() {
+	local dir=$1 f
+	shift
+	mkdir -p "$dir/$LINUX_SOURCE"
+	[ -f "$LINUX_SOURCE_TARBALL" ] || die "$LINUX_SOURCE_TARBALL missing: run 'make deps'"
+	# a file a patch creates is not in the tarball: tar says so, and the
+	# patch that creates it would fail if it were
+	# shellcheck disable=SC2046 # one member per file
+	tar -C "$dir" -xJf "$LINUX_SOURCE_TARBALL" $(for f in "$@"; do echo "$LINUX_SOURCE/$f"; done) 2>/dev/null || true
 }
 
 # is_whole VALUE: VALUE is a whole number (digits only), for the scripts'

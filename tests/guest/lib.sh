@@ -22,10 +22,15 @@ tap_start() {
 	echo "TAP version 13"
 }
 tap_plan() { echo "1..$(cat "$TAP_COUNTER" 2>/dev/null || echo 0)"; }
-tap_line() { # STATUS DESCRIPTION
+# A description is the result's name, the same in every run, then, after
+# " | ", what this run measured: that part goes to a "# figure:" line
+# after the result (tests/result-names checks the names).
+tap_line() { # STATUS DESCRIPTION [DIRECTIVE]
 	tap_n=$(($(cat "$TAP_COUNTER" 2>/dev/null || echo 0) + 1))
 	echo "$tap_n" >"$TAP_COUNTER"
-	echo "$1 $tap_n - $2"
+	tap_name=${2%% | *}
+	echo "$1 $tap_n - $tap_name${3:+ # $3}"
+	[ "$tap_name" = "$2" ] || echo "# figure: $tap_name: ${2#* | }"
 }
 ok() { tap_line ok "$*"; }
 not_ok() { tap_line "not ok" "$*"; }
@@ -35,7 +40,7 @@ check() {
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name"; fi
 }
-skip() { tap_line ok "$* # SKIP"; }
+skip() { tap_line ok "$*" SKIP; }
 
 # the kernel's tracing directory (events, kprobes)
 TRACING=/sys/kernel/debug/tracing

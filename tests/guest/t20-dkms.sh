@@ -47,7 +47,7 @@ check "the DKMS build took every object from the compiler cache the image filled
 # reaching dkms's make (make -s) would leave it without the compile lines
 dkms_log=/var/lib/dkms/llpoll/$version/$kver/$(uname -m)/log/make.log
 dkms_objects=$(grep -c '^  CC \[M\]' "$dkms_log" 2>/dev/null || true)
-check "the DKMS build log names the objects it compiled (${dkms_objects:-0} in $dkms_log)" \
+check "the DKMS build log names the objects it compiled | ${dkms_objects:-0} in $dkms_log" \
 	[ "${dkms_objects:-0}" -gt 0 ]
 check "dkms status shows llpoll installed for $kver" \
 	sh -c "dkms status llpoll/$version -k $kver | grep -q ': installed'"

@@ -71,17 +71,17 @@ check "a kretprobe records igb_poll()'s returns" napi_probe_on
 pingpong_case udp-off udp 0
 check "sysctl 0: no ll counter moves (no ndo_ll_poll call)" [ "$pp_ll" -eq 0 ]
 check "sysctl 0: LowLatencyRxPackets stays 0" [ "$pp_netstat" -eq 0 ]
-check "sysctl 0: no igb NAPI poll returned its full budget ($pp_napi_full of $pp_napi_runs)" napi_completes
+check "sysctl 0: no igb NAPI poll returned its full budget | $pp_napi_full of $pp_napi_runs" napi_completes
 off_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
 off_p50=$pp_p50
 
 pingpong_case udp-ll udp $WINDOW_US
-check "sysctl $WINDOW_US: rx_q_*_cleaned grows (UDP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
-check "sysctl $WINDOW_US: LowLatencyRxPackets grows (UDP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
+check "sysctl $WINDOW_US: rx_q_*_cleaned grows | UDP, +$pp_cleaned" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $WINDOW_US: LowLatencyRxPackets grows | UDP, +$pp_netstat" [ "$pp_netstat" -gt 0 ]
 ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
-check "sysctl $WINDOW_US: fewer RX interrupts per round trip on eth0 (${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000)" \
+check "sysctl $WINDOW_US: fewer RX interrupts per round trip on eth0 | ${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000" \
 	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
-check "sysctl $WINDOW_US: the hold ended by hand-backs (idle +$pp_handbacks, timer +$pp_timer)" \
+check "sysctl $WINDOW_US: the hold ended by hand-backs | idle +$pp_handbacks, timer +$pp_timer" \
 	[ $((pp_handbacks + pp_timer)) -gt 0 ]
 # a poller returns buffers 16 at a time, not with a tail write per packet
 echo "# figure: RX refills per 100 packets the pollers cleaned: $((pp_refills * 100 / (pp_cleaned + 1)))"
@@ -98,7 +98,7 @@ check "sysctl $WINDOW_US, default ll_hold_us: the hold stretches to the request 
 # NAPI that meets a poller completes instead of returning its budget:
 # net_rx_action() does not run it again and again while the poller owns
 # the rings
-check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget ($pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields)" \
+check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget | $pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields" \
 	napi_completes
 echo "# first look, UDP 64 B one-way p50: interrupts ${off_p50} us, llpoll ${pp_p50} us"
 # A window and an ll_hold_us longer than the turnaround: the interrupt
@@ -119,20 +119,20 @@ long_hold_rarer() {
 }
 check "ll_hold_us $OWN_US: the timer hands back on at most 1 in 100 round trips, and less than half as often as at ll_hold_us $hold0 unless neither does" \
 	long_hold_rarer
-check "sysctl and ll_hold_us $OWN_US: pollers took more than half of the received packets ($pp_cleaned of $pp_rx)" \
+check "sysctl and ll_hold_us $OWN_US: pollers took more than half of the received packets | $pp_cleaned of $pp_rx" \
 	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
 
 pingpong_case tcp-ll tcp $WINDOW_US
-check "sysctl $WINDOW_US: rx_q_*_cleaned grows (TCP, +$pp_cleaned)" [ "$pp_cleaned" -gt 0 ]
-check "sysctl $WINDOW_US: LowLatencyRxPackets grows (TCP, +$pp_netstat)" [ "$pp_netstat" -gt 0 ]
-check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget (TCP, $pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields)" \
+check "sysctl $WINDOW_US: rx_q_*_cleaned grows | TCP, +$pp_cleaned" [ "$pp_cleaned" -gt 0 ]
+check "sysctl $WINDOW_US: LowLatencyRxPackets grows | TCP, +$pp_netstat" [ "$pp_netstat" -gt 0 ]
+check "sysctl $WINDOW_US: no igb NAPI poll returned its full budget | TCP, $pp_napi_full of $pp_napi_runs; NAPI found a poller +$pp_napi_yields" \
 	napi_completes
 napi_probe_off
 
 # ndo_ll_poll calls on eth0: each one cleans, misses or yields to NAPI
 probe_case dontwait $WINDOW_US
 check "MSG_DONTWAIT on an idle UDP socket: EAGAIN" [ "$probe_out" = EAGAIN ]
-check "MSG_DONTWAIT: exactly one ll pass (yields+misses+cleaned +$probe_passes)" [ "$probe_passes" -eq 1 ]
+check "MSG_DONTWAIT: exactly one ll pass | yields+misses+cleaned +$probe_passes" [ "$probe_passes" -eq 1 ]
 
 # CPU per blocking recv that times out, without and with the spin: the
 # difference is the spin, which must stop after about the sysctl's time.
@@ -145,35 +145,35 @@ probe_case block $SPIN_US 20 50
 idle_handbacks=$(($(handbacks irq) - h0))
 cpu=$(probe_value cpu_us_per_call)
 spin=$((${cpu:-999999} - ${cpu0:-0}))
-check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps (spin CPU $spin us per 50 ms call, < $((2 * SPIN_US)))" \
+check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps | spin CPU $spin us per 50 ms call, < $((2 * SPIN_US))" \
 	[ "$spin" -lt $((2 * SPIN_US)) ]
 spin_ran() { [ "$spin" -ge $((SPIN_US / 2)) ] && [ "$probe_passes" -gt 20 ]; }
-check "blocking recv, idle: the spin ran (CPU $spin us >= $((SPIN_US / 2)) per call, $probe_passes ll passes)" spin_ran
+check "blocking recv, idle: the spin ran | CPU $spin us >= $((SPIN_US / 2)) per call, $probe_passes ll passes" spin_ran
 # the hold timer never runs while a socket polls: each spin ends with
 # the idle exit's hand-back
-check "blocking recv, idle: each spin handed the interrupt back before sleeping (+$idle_handbacks for 20 calls)" \
+check "blocking recv, idle: each spin handed the interrupt back before sleeping | +$idle_handbacks for 20 calls" \
 	[ "$idle_handbacks" -ge 20 ]
 i0=$(irq_count eth0)
 check "after the idle spins, eth0 answers by interrupt" ping -c 3 -i 0.2 -W 3 -I eth0 "$SERVER_ADDR"
-check "after the idle spins, eth0's queue interrupts fire (+$(($(irq_count eth0) - i0)))" \
+check "after the idle spins, eth0's queue interrupts fire | +$(($(irq_count eth0) - i0))" \
 	[ "$(irq_count eth0)" -gt "$i0" ]
 
 # A MSG_PEEK reader whose peek offset is past all it holds: the data sits
 # in UDP's reader_queue, so each wait ends after its first pass instead of
 # spinning the window on an empty receive queue.
 probe_case peek $SPIN_US 10 50
-check "MSG_PEEK past the data: each recv times out with EAGAIN, the 4 datagrams stay queued ($probe_out)" \
+check "MSG_PEEK past the data: each recv times out with EAGAIN, the 4 datagrams stay queued | $probe_out" \
 	sh -c "echo '$probe_out' | grep -q '^EAGAIN .* peeked=4 queued=4\$'"
 # Each call makes two passes, the wait's and the last one after its
 # timeout (UDP's receive), and the final drain one: 21. A wait that spun
 # its window would make hundreds.
 peek_passes_ok() { [ "$probe_passes" -ge 10 ] && [ "$probe_passes" -le 30 ]; }
-check "MSG_PEEK past the data: the reader_queue ends each wait after its first pass ($probe_passes ll passes for 10 calls, 10-30)" \
+check "MSG_PEEK past the data: the reader_queue ends each wait after its first pass | $probe_passes ll passes for 10 calls, 10-30" \
 	peek_passes_ok
 
 probe_case signal 1000000 50
 after=$(probe_value after_signal_us)
-check "a signal during a 1 s spin: EINTR within 200 ms (${after:-?} us)" \
+check "a signal during a 1 s spin: EINTR within 200 ms | ${after:-?} us" \
 	sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
 
 # interface down while a socket spins on its rings

@@ -21,17 +21,17 @@ stale_round() {
 	sr_rc=$?
 	stale_cleaned=$(($(peer_cleaned) - sr_c0))
 	stale_ran() { [ "$sr_rc" -eq 0 ] && [ "$(sockperf_stat "/out/sockperf-stale-$1.log" msgs)" -gt 0 ] 2>/dev/null; }
-	check "stale NAPI ID, $1: ping-pong runs (sockperf exit $sr_rc)" stale_ran "$1"
+	check "stale NAPI ID, $1: ping-pong runs | sockperf exit $sr_rc" stale_ran "$1"
 }
 echo $STOCK_US >"$LL_SYSCTL"
 channels=$(peer_channels)
 stale_round before
-check "stale NAPI ID: the unconnected server polls eth1 (rx_q_*_cleaned +$stale_cleaned)" [ "$stale_cleaned" -gt 0 ]
+check "stale NAPI ID: the unconnected server polls eth1 | rx_q_*_cleaned +$stale_cleaned" [ "$stale_cleaned" -gt 0 ]
 for n in 1 "$channels"; do
 	ip netns exec peer ethtool -L eth1 combined "$n"
 	wait_oper_up peer eth1
 	stale_round "after-L$n"
-	check "stale NAPI ID: after ethtool -L eth1 combined $n the same server polls again (rx_q_*_cleaned +$stale_cleaned)" \
+	check "stale NAPI ID: after ethtool -L eth1 combined $n the same server polls again | rx_q_*_cleaned +$stale_cleaned" \
 		[ "$stale_cleaned" -gt 0 ]
 done
 echo 0 >"$LL_SYSCTL"
@@ -93,7 +93,7 @@ watchdog_fires() { # SECONDS: napi_watchdog expiries during an iperf3 TCP stream
 echo 50000 >/sys/class/net/eth0/gro_flush_timeout
 fires=$(watchdog_fires 3)
 echo 0 >/sys/class/net/eth0/gro_flush_timeout
-check "sysctl 0, gro_flush_timeout 50 us: GRO keeps its batch past the poll (napi_watchdog fired $fires times)" \
+check "sysctl 0, gro_flush_timeout 50 us: GRO keeps its batch past the poll | napi_watchdog fired $fires times" \
 	[ "$fires" -gt 0 ]
 echo >"$TRACING"/trace
 
@@ -120,10 +120,10 @@ busy_case() {
 echo $STOCK_US >/proc/sys/net/core/busy_read
 echo $STOCK_US >/proc/sys/net/core/busy_poll
 busy_case intree-recv $STOCK_US
-check "in-tree igb, sysctl $STOCK_US, busy_read: recvfrom busy-polls (BusyPollRxPackets +$bc_busy)" [ "$bc_busy" -gt 0 ]
-check "in-tree igb, sysctl $STOCK_US: LowLatencyRxPackets stays (+$bc_ll)" [ "$bc_ll" -eq 0 ]
+check "in-tree igb, sysctl $STOCK_US, busy_read: recvfrom busy-polls | BusyPollRxPackets +$bc_busy" [ "$bc_busy" -gt 0 ]
+check "in-tree igb, sysctl $STOCK_US: LowLatencyRxPackets stays | +$bc_ll" [ "$bc_ll" -eq 0 ]
 busy_case intree-poll $STOCK_US -F p
-check "in-tree igb, sysctl $STOCK_US, busy_poll: poll() busy-polls (BusyPollRxPackets +$bc_busy)" [ "$bc_busy" -gt 0 ]
+check "in-tree igb, sysctl $STOCK_US, busy_poll: poll() busy-polls | BusyPollRxPackets +$bc_busy" [ "$bc_busy" -gt 0 ]
 echo 0 >/proc/sys/net/core/busy_read
 echo 0 >/proc/sys/net/core/busy_poll
 check "the fork loads again, the network comes up on it" use_driver fork

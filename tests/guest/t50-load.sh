@@ -65,7 +65,7 @@ for proto in udp tcp; do
 		pp_chunks=$((pp_chunks + 1)) pp_left=$((pp_left - chunk))
 		echo "# load: $proto ping-pong run $pp_chunks of $(((half + chunk - 1) / chunk)) done, $(($(date +%s) - reliability_start)) s into the suite"
 	done
-	check "load: $half s sockperf $proto ping-pong under iperf3 both ways ($pp_chunks runs, $pp_req requests): none lost, duplicated or reordered" \
+	check "load: $half s sockperf $proto ping-pong under iperf3 both ways: none lost, duplicated or reordered | $pp_chunks runs, $pp_req requests" \
 		[ "$pp_bad" -eq 0 ]
 	pp_p50=$(echo "$pp_p50s" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	echo "# figure: load $proto ping-pong requests=$pp_req runs=$pp_chunks median_p50_us=$pp_p50 worst_p99_us=$pp_p99max"
@@ -88,25 +88,25 @@ lost_to_eth1=$(wire_lost /tmp/load.before /tmp/load.after eth0 eth1)
 frames=$(($(snap_nic /tmp/load.after eth0 rx_packets) - $(snap_nic /tmp/load.before eth0 rx_packets) +
 	$(snap_nic /tmp/load.after eth1 rx_packets) - $(snap_nic /tmp/load.before eth1 rx_packets)))
 wire_clean() { [ "$lost_to_eth0" -eq 0 ] && [ "$lost_to_eth1" -eq 0 ]; }
-check "load: the wire lost no frame, so any loss below is the guest's ($frames frames; lost to eth0 $lost_to_eth0, to eth1 $lost_to_eth1)" wire_clean
+check "load: the wire lost no frame, so any loss below is the guest's | $frames frames; lost to eth0 $lost_to_eth0, to eth1 $lost_to_eth1" wire_clean
 seq_res=$(tail -n 1 /tmp/seq.out)
-check "load: numbered UDP stream into eth0's poller: all arrived once and in order: $seq_res" [ "$seq_rc" -eq 0 ]
+check "load: numbered UDP stream into eth0's poller: all arrived once and in order | $seq_res" [ "$seq_rc" -eq 0 ]
 udp_drops=$(($(udp_counter InErrors) + $(udp_counter RcvbufErrors) - udp_drops0))
 echo "# the UDP stream's socket counted drops: Udp InErrors + RcvbufErrors +$udp_drops"
 seq_lost=$(echo "$seq_res" | sed -n 's/.*lost=\([0-9]*\).*/\1/p')
 read -r tcp_n tcp_bad </tmp/tcp-stream.res
 tcp_clean() { [ "$tcp_n" -gt 0 ] && [ "$tcp_bad" -eq 0 ]; }
-check "load: 1 MiB TCP transfers into eth1's poller byte for byte ($tcp_n transfers, $tcp_bad bad)" tcp_clean
+check "load: 1 MiB TCP transfers into eth1's poller byte for byte | $tcp_n transfers, $tcp_bad bad" tcp_clean
 echo "# figure: load udp-seq datagrams=$seq_count lost=${seq_lost:-0} udp_socket_drops=$udp_drops tcp-bytes=$((tcp_n * 1048576)) frames=$frames wire_lost=$((lost_to_eth0 + lost_to_eth1))"
 yields=$(($(snap_sum /tmp/load.after "$YIELDS") - $(snap_sum /tmp/load.before "$YIELDS")))
-check "load: the contention path ran (rx_q_*_ll_poll_yield + tx_q_*_napi_yield +$yields)" [ "$yields" -gt 0 ]
+check "load: the contention path ran | rx_q_*_ll_poll_yield + tx_q_*_napi_yield +$yields" [ "$yields" -gt 0 ]
 echo "# figure: load yields=$yields cleaned=$(($(snap_sum /tmp/load.after '^rx_q_[0-9]+_cleaned:$') - $(snap_sum /tmp/load.before '^rx_q_[0-9]+_cleaned:$')))"
 errs=$(($(nic_errors /tmp/load.after) - $(nic_errors /tmp/load.before)))
 ruc=$(($(snap_sum /tmp/load.after '^rx_short_length_errors:$') - $(snap_sum /tmp/load.before '^rx_short_length_errors:$')))
-check "load: NIC error and drop counters did not grow (+$errs; QEMU's undersize frames, delivered: +$ruc)" [ "$errs" -eq 0 ]
+check "load: NIC error and drop counters did not grow | +$errs; QEMU's undersize frames, delivered: +$ruc" [ "$errs" -eq 0 ]
 [ "$errs" -eq 0 ] || awk -v re="$NIC_ERRORS" 'NR == FNR { o[$1 $2] = $3; next }
 	$2 ~ re && $3 != o[$1 $2] { print "# " $1 " " $2 " " o[$1 $2] " -> " $3 }' /tmp/load.before /tmp/load.after
-check "load: ethtool -S readers in a tight loop ($rd_res)" readers_clean
+check "load: ethtool -S readers in a tight loop | $rd_res" readers_clean
 
 # ---- IPv6: ping-pong over 2001:2::/64 (RFC 5180, benchmarking) ----
 # net-setup keeps IPv6 off for the load phase's frame accounting; here it
@@ -144,10 +144,10 @@ if ipv6_on "" eth0 $V6_CLIENT && ipv6_on peer eth1 $V6_SERVER; then
 	v6_echo=$!
 	sleep 0.5
 	v6_pingpong 0
-	check "ipv6: $v6_secs s UDP ping-pong on interrupts, none lost or late ($v6_res)" v6_clean
+	check "ipv6: $v6_secs s UDP ping-pong on interrupts, none lost or late | $v6_res" v6_clean
 	v6_pingpong "$WINDOW_US"
-	check "ipv6: $v6_secs s UDP ping-pong with llpoll, none lost or late ($v6_res)" v6_clean
-	check "ipv6: llpoll polled the IPv6 sockets (LowLatencyRxPackets +$v6_ll)" [ "$v6_ll" -gt 0 ]
+	check "ipv6: $v6_secs s UDP ping-pong with llpoll, none lost or late | $v6_res" v6_clean
+	check "ipv6: llpoll polled the IPv6 sockets | LowLatencyRxPackets +$v6_ll" [ "$v6_ll" -gt 0 ]
 	echo "# figure: ipv6 llpoll $v6_res low_latency_rx=$v6_ll"
 	kill "$v6_echo"
 	wait "$v6_echo" 2>/dev/null

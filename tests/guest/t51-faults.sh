@@ -42,10 +42,12 @@ fault_cycles() {
 		fc_each=$((($(date +%s) - fc_t0) / fc_i))
 		echo "# fault $fc_name: cycle $fc_i of $SOAK_CYCLES, ${fc_each} s each, about $((fc_each * (SOAK_CYCLES - fc_i))) s to go"
 	done
-	check "fault $fc_name: $SOAK_CYCLES cycles under traffic, every step succeeded ($fc_failed failed)" [ $fc_failed -eq 0 ]
-	check "fault $fc_name: traffic resumed within $RESUME_S s every time (slowest $fc_max ms, $fc_slow too slow)" [ $fc_slow -eq 0 ]
-	check "fault $fc_name: ll counters sane after every cycle (no wrap$([ "$fc_keep" = 1 ] && echo ', monotonic'))" [ $fc_insane -eq 0 ]
-	check "fault $fc_name: the unconnected echo server polled eth1 within 1 s after every cycle ($fc_unpolled cycles without)" \
+	check "fault $fc_name: $SOAK_CYCLES cycles under traffic, every step succeeded | $fc_failed failed" [ $fc_failed -eq 0 ]
+	check "fault $fc_name: traffic resumed within $RESUME_S s every time | slowest $fc_max ms, $fc_slow too slow" [ $fc_slow -eq 0 ]
+	fc_sane="no wrap"
+	[ "$fc_keep" != 1 ] || fc_sane="no wrap, monotonic"
+	check "fault $fc_name: ll counters sane after every cycle ($fc_sane)" [ $fc_insane -eq 0 ]
+	check "fault $fc_name: the unconnected echo server polled eth1 within 1 s after every cycle | $fc_unpolled cycles without" \
 		[ $fc_unpolled -eq 0 ]
 	echo "# figure: fault $fc_name cycles=$SOAK_CYCLES max_resume_ms=$fc_max seconds=$(($(date +%s) - fc_t0))"
 }
@@ -199,9 +201,9 @@ if netconsole_ready; then
 	echo 0 >"$TRACING"/events/kprobes/llpoll_netpoll/enable
 	np_polls=$(kprobe_hits llpoll_netpoll)
 	echo >"$TRACING"/kprobe_events
-	check "fault netconsole: peer received the flood (Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS)))" \
+	check "fault netconsole: peer received the flood | Udp NoPorts +$np of $((SOAK_CYCLES * NC_MSGS))" \
 		[ "$np" -ge $((SOAK_CYCLES * NC_MSGS)) ]
-	check "fault netconsole: netpoll polled eth0's NAPIs with budget 0 (netpoll_poll_dev ${np_polls:-0} times)" \
+	check "fault netconsole: netpoll polled eth0's NAPIs with budget 0 | netpoll_poll_dev ${np_polls:-0} times" \
 		[ "${np_polls:-0}" -gt 0 ]
 	echo "# figure: fault netconsole messages=$((SOAK_CYCLES * NC_MSGS)) received=$np netpoll_poll_dev=$np_polls"
 	rmmod netconsole
@@ -217,7 +219,7 @@ if [ -d $FPA ]; then
 	af0=$(alloc_failed)
 	fault_cycles "RX refill page allocations fail (fail_page_alloc, 50 %)" 1 refill_failures
 	af=$(($(alloc_failed) - af0))
-	check "fault injection: RX refills really failed (rx_queue_*_alloc_failed +$af)" [ "$af" -gt 0 ]
+	check "fault injection: RX refills really failed | rx_queue_*_alloc_failed +$af" [ "$af" -gt 0 ]
 	echo "# figure: fault refill alloc_failed=$af"
 else
 	not_ok "fault injection: $FPA exists (CONFIG_FAIL_PAGE_ALLOC)"
@@ -228,4 +230,4 @@ wait "$fault_ping"
 echo_stop
 echo 0 >"$LL_SYSCTL"
 echo "# figure: fault background ping-pong $(cat /tmp/fault-ping.out)"
-check "faults: background ping-pong kept getting replies ($(cat /tmp/fault-ping.out))" grep -q 'replies=[1-9]' /tmp/fault-ping.out
+check "faults: background ping-pong kept getting replies | $(cat /tmp/fault-ping.out)" grep -q 'replies=[1-9]' /tmp/fault-ping.out

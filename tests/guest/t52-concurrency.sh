@@ -53,7 +53,7 @@ conc_check() {
 	loss_snapshot /tmp/conc-losses.after
 	cc_where=$(losses_between /tmp/conc-losses.before /tmp/conc-losses.after)
 	rm -f /tmp/conc-losses.before /tmp/conc-losses.before.udp /tmp/conc-losses.after /tmp/conc-losses.after.udp
-	check "$cc_desc$(conc_res "$@"); $cc_where" [ $cc_rc -eq 0 ]
+	check "$cc_desc | $(conc_res "$@" | sed 's/^; //'); $cc_where" [ $cc_rc -eq 0 ]
 }
 conc_n=$((SOAK_SECS * 25))
 # 2 and 4 sockets on eth0's one queue, from both CPUs
@@ -85,7 +85,7 @@ wait "$snd"
 conc_check "concurrency: pollers in both namespaces at once" here there
 readers_stop
 nic_snapshot /tmp/conc.after
-check "concurrency: ethtool -S readers in a tight loop beside the pollers ($rd_res)" readers_clean
+check "concurrency: ethtool -S readers in a tight loop beside the pollers | $rd_res" readers_clean
 echo "# figure: concurrency poll_yields=$(($(snap_sum /tmp/conc.after '^rx_q_[0-9]+_ll_poll_yield:$') - $(snap_sum /tmp/conc.before '^rx_q_[0-9]+_ll_poll_yield:$'))) datagrams_per_socket=$conc_n"
 ethtool -L eth0 combined "$channels0"
 ip netns exec peer ethtool -L eth1 combined "$channels0"

@@ -8,7 +8,7 @@ check "make dkms-uninstall runs" make -s -C /llpoll dkms-uninstall
 check "dkms status lists no llpoll" sh -c "! dkms status llpoll | grep -q ."
 check "/usr/src/llpoll-$LLPOLL_VERSION is gone" [ ! -e "/usr/src/llpoll-$LLPOLL_VERSION" ]
 intree_path() { modinfo -n igb | grep -q "^/lib/modules/$(uname -r)/kernel/drivers/net/ethernet/intel/igb/igb.ko"; }
-check "modinfo igb names the in-tree module ($(modinfo -n igb 2>&1))" intree_path
+check "modinfo igb names the in-tree module | $(modinfo -n igb 2>&1)" intree_path
 check "modprobe igb loads the in-tree igb (no version of ours)" \
 	sh -c "modprobe igb && [ \"\$(cat /sys/module/igb/version 2>/dev/null)\" != '$LLPOLL_VERSION' ]"
 check "in-tree igb: network up" /llpoll/vm/guest/net-setup
