@@ -53,6 +53,18 @@
  * enters a q_vector that also serves TX rings (to clean their
  * completions, which pollers leave to it).
  *
+ * What spinning costs is counted per q_vector, beside the hold's
+ * counters, for ethtool -S (llpoll_qv_cost_strings(), docs/counters.md):
+ * the waits that entered and how each ended (data, a signal or
+ * reschedule, or the window), the time of their passes split by whether
+ * a pass found data, and a log2 histogram of how long a wait spun before
+ * its data came. A wait is timed on the CPU where it entered
+ * (llpoll_qv_wait): one clock read per pass, one at the entry and one at
+ * the exit. A wait switched out mid-spin (preempted) is counted in its
+ * end reason but its spin time is lost: it ends in ll_wait_untimed
+ * instead of the histogram, so that the histogram and ll_wait_untimed
+ * sum to ll_wait_data.
+ *
  * A fork disables and enables a q_vector's NAPI only through
  * llpoll_napi_disable() and llpoll_napi_enable(), which move the lock to
  * and from DISABLE with it (make check fails a fork with a bare
@@ -64,12 +76,19 @@
 #define _LLPOLL_QV_LOCK_H
 
 #include <linux/bug.h>
+#include <linux/bitops.h>
 #include <linux/delay.h>
+#include <linux/ethtool.h>
 #include <linux/hrtimer.h>
+#include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
 
@@ -97,8 +116,73 @@
 #define LLPOLL_QV_HOLD_US		200
 #define LLPOLL_QV_HOLD_US_MAX		1000000
 
+/* The cost counters of one q_vector, in their ethtool -S order. Bucket b
+ * of the spin histogram counts waits with data that spun less than 2^b µs
+ * and at least 2^(b-1) (bucket 0: under 1 µs); the last counts all from
+ * 2^(LLPOLL_QV_SPIN_BUCKETS - 2) µs on.
+ */
+#define LLPOLL_QV_SPIN_BUCKETS		12
+enum llpoll_qv_cost {
+	LLPOLL_QV_WAITS,		/* spinning waits that entered */
+	LLPOLL_QV_WAIT_DATA,		/* ... that ended with data */
+	LLPOLL_QV_WAIT_WINDOW,		/* ... by their window (or device down) */
+	LLPOLL_QV_WAIT_INTR,		/* ... by a signal or a reschedule */
+	LLPOLL_QV_WAIT_UNTIMED,		/* with data, switched out mid-spin */
+	LLPOLL_QV_DATA_PASS_NS,		/* time in passes that found data */
+	LLPOLL_QV_EMPTY_PASS_NS,	/* time in passes that found nothing */
+	LLPOLL_QV_SPIN_HIST,		/* first histogram bucket */
+	LLPOLL_QV_COST_STATS_LEN = LLPOLL_QV_SPIN_HIST + LLPOLL_QV_SPIN_BUCKETS
+};
+
+/* ethtool -S names of RX queue @queue's cost counters, in their order */
+static inline void llpoll_qv_cost_strings(u8 **p, unsigned int queue)
+{
+	static const char * const names[LLPOLL_QV_SPIN_HIST] = {
+		[LLPOLL_QV_WAITS] = "ll_waits",
+		[LLPOLL_QV_WAIT_DATA] = "ll_wait_data",
+		[LLPOLL_QV_WAIT_WINDOW] = "ll_wait_window",
+		[LLPOLL_QV_WAIT_INTR] = "ll_wait_intr",
+		[LLPOLL_QV_WAIT_UNTIMED] = "ll_wait_untimed",
+		[LLPOLL_QV_DATA_PASS_NS] = "ll_data_pass_ns",
+		[LLPOLL_QV_EMPTY_PASS_NS] = "ll_empty_pass_ns",
+	};
+	unsigned int i;
+
+	for (i = 0; i < LLPOLL_QV_SPIN_HIST; i++)
+		ethtool_sprintf(p, "rx_q_%u_%s", queue, names[i]);
+	for (i = 0; i < LLPOLL_QV_SPIN_BUCKETS - 1; i++)
+		ethtool_sprintf(p, "rx_q_%u_ll_spin_lt_%uus", queue, 1U << i);
+	ethtool_sprintf(p, "rx_q_%u_ll_spin_ge_%uus", queue, 1U << (i - 1));
+}
+
+/* the histogram bucket of a spin of @ns */
+static inline unsigned int llpoll_qv_spin_bucket(u64 ns)
+{
+	unsigned int b = fls64(div_u64(ns, NSEC_PER_USEC));
+
+	return min_t(unsigned int, b, LLPOLL_QV_SPIN_BUCKETS - 1);
+}
+
 #ifdef CONFIG_INET_LL_RX_POLL
 struct llpoll_qv;
+
+/* The spinning wait running on a CPU, for its pass and spin times. A
+ * CPU runs one at a time: its passes run with BHs disabled, and a wait
+ * that is switched out between them loses its slot (switches moves).
+ */
+struct llpoll_qv_wait {
+	const struct llpoll_qv *qv;	/* the q_vector it spins on, or NULL */
+	const struct task_struct *task;
+	unsigned long switches;		/* the task's context switches then */
+	u64 start_ns;			/* the wait entered */
+	u64 pass_ns;			/* its last pass ended */
+};
+
+DECLARE_PER_CPU(struct llpoll_qv_wait, llpoll_qv_wait);
+
+/* The CPUs' wait slots, defined once, in the file that defines ll_hold_us */
+#define LLPOLL_QV_DEFINE_WAITS \
+DEFINE_PER_CPU(struct llpoll_qv_wait, llpoll_qv_wait)
 
 /*
  * driver, under the lock: @hold, mask the q_vector's interrupt, false if
@@ -130,6 +214,7 @@ struct llpoll_qv {
 					 * or after a full pass
 					 */
 	u64_stats_t timer_handbacks;	/* the hold timer found no poller */
+	u64_stats_t cost[LLPOLL_QV_COST_STATS_LEN];	/* enum llpoll_qv_cost */
 };
 
 static inline enum hrtimer_restart llpoll_qv_hold_expired(struct hrtimer *timer);
@@ -186,12 +271,16 @@ static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi
 				  llpoll_qv_irq_hold_t irq_hold,
 				  const unsigned int *hold_us)
 {
+	unsigned int i;
+
 	spin_lock_init(&qv->lock);
 	u64_stats_init(&qv->syncp);
 	u64_stats_set(&qv->napi_yields, 0);
 	u64_stats_set(&qv->poll_yields, 0);
 	u64_stats_set(&qv->handbacks, 0);
 	u64_stats_set(&qv->timer_handbacks, 0);
+	for (i = 0; i < LLPOLL_QV_COST_STATS_LEN; i++)
+		u64_stats_set(&qv->cost[i], 0);
 	qv->state = LLPOLL_QV_STATE_DISABLE;
 	qv->pollers = 0;
 	qv->irq_held = false;
@@ -246,6 +335,83 @@ static inline void llpoll_qv_read_handbacks(struct llpoll_qv *qv, u64 *handbacks
 	} while (u64_stats_fetch_retry(&qv->syncp, start));
 }
 
+/* ethtool -S: the q_vector's cost counters, LLPOLL_QV_COST_STATS_LEN */
+static inline void llpoll_qv_read_cost(struct llpoll_qv *qv, u64 *data)
+{
+	unsigned int start, i;
+
+	do {
+		start = u64_stats_fetch_begin(&qv->syncp);
+		for (i = 0; i < LLPOLL_QV_COST_STATS_LEN; i++)
+			data[i] = u64_stats_read(&qv->cost[i]);
+	} while (u64_stats_fetch_retry(&qv->syncp, start));
+}
+
+/* the calling task's wait on @qv in this CPU's slot, or NULL: a single
+ * pass, or a wait switched out since its last pass
+ */
+static inline struct llpoll_qv_wait *llpoll_qv_this_wait(const struct llpoll_qv *qv)
+{
+	struct llpoll_qv_wait *w = this_cpu_ptr(&llpoll_qv_wait);
+
+	if (w->qv != qv || w->task != current ||
+	    w->switches != current->nvcsw + current->nivcsw)
+		return NULL;
+	return w;
+}
+
+/* a spinning wait enters: it takes this CPU's slot */
+static inline void llpoll_qv_wait_start(const struct llpoll_qv *qv)
+{
+	struct llpoll_qv_wait *w = this_cpu_ptr(&llpoll_qv_wait);
+
+	w->qv = qv;
+	w->task = current;
+	w->switches = current->nvcsw + current->nivcsw;
+	w->start_ns = ktime_get_ns();
+	w->pass_ns = w->start_ns;
+}
+
+/* under the lock, a pass ends: its time since the wait's last pass, by
+ * whether it found @data; a pass outside a timed wait is not timed
+ */
+static inline void llpoll_qv_count_pass(struct llpoll_qv *qv, bool data)
+{
+	struct llpoll_qv_wait *w = llpoll_qv_this_wait(qv);
+	u64 now;
+
+	if (!w)
+		return;
+	now = ktime_get_ns();
+	u64_stats_update_begin(&qv->syncp);
+	u64_stats_add(&qv->cost[data ? LLPOLL_QV_DATA_PASS_NS :
+				LLPOLL_QV_EMPTY_PASS_NS], now - w->pass_ns);
+	u64_stats_update_end(&qv->syncp);
+	w->pass_ns = now;
+}
+
+/* under the lock, a wait ends at @now: with data unless @idle, else by a
+ * signal or reschedule if one is pending, else by its window
+ */
+static inline void llpoll_qv_count_exit(struct llpoll_qv *qv, bool idle, u64 now)
+{
+	struct llpoll_qv_wait *w = llpoll_qv_this_wait(qv);
+	unsigned int end = LLPOLL_QV_WAIT_DATA;
+
+	if (idle)
+		end = signal_pending(current) || need_resched() ?
+		      LLPOLL_QV_WAIT_INTR : LLPOLL_QV_WAIT_WINDOW;
+	u64_stats_update_begin(&qv->syncp);
+	u64_stats_inc(&qv->cost[end]);
+	if (!idle)
+		u64_stats_inc(&qv->cost[w ? LLPOLL_QV_SPIN_HIST +
+					llpoll_qv_spin_bucket(now - w->start_ns) :
+					LLPOLL_QV_WAIT_UNTIMED]);
+	u64_stats_update_end(&qv->syncp);
+	if (w)
+		w->qv = NULL;
+}
+
 /* NAPI poll, in softirq: true if NAPI now owns the q_vector. If not, a
  * poller owns it: NAPI completes without re-arming the interrupt, and the
  * poller schedules it again when it unlocks (or at the hand-back).
@@ -290,6 +456,7 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	if (qv->state & LLPOLL_QV_LOCKED) {
 		qv->state |= LLPOLL_QV_STATE_POLL_YIELD;
 		llpoll_qv_count(qv, &qv->poll_yields);
+		llpoll_qv_count_pass(qv, false);
 		owned = false;
 	} else {
 		/* keep the yield marks: NAPI must still see them */
@@ -302,16 +469,19 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 /*
  * True if someone tried to get the q_vector while the poller had it. NAPI
  * completed when it found the poller owning the rings: schedule it again
- * unless the interrupt hold is on (then a hand-back will). @full: the pass
- * cleaned its whole budget, so more is likely waiting.
+ * unless the interrupt hold is on (then a hand-back will). The pass found
+ * @found packets with a budget of @budget: a full one means more is
+ * likely waiting.
  */
-static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, bool full)
+static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, int found,
+					 int budget)
 {
 	bool contended, resched;
 
 	spin_lock_bh(&qv->lock);
 	WARN_ON(qv->state & LLPOLL_QV_STATE_NAPI);
-	qv->backlog = full;
+	llpoll_qv_count_pass(qv, found > 0);
+	qv->backlog = found >= budget;
 	contended = qv->state & (LLPOLL_QV_STATE_POLL_YIELD | LLPOLL_QV_STATE_NAPI_YIELD);
 	resched = (qv->state & LLPOLL_QV_STATE_NAPI_YIELD) && !qv->irq_held;
 	qv->state &= LLPOLL_QV_STATE_DISABLE;
@@ -342,6 +512,8 @@ static inline bool llpoll_qv_enter(struct llpoll_qv *qv, bool tx)
 		return false;
 	}
 	qv->pollers++;
+	llpoll_qv_count(qv, &qv->cost[LLPOLL_QV_WAITS]);
+	llpoll_qv_wait_start(qv);
 	if (qv->irq_held)
 		kick = tx;
 	else
@@ -364,13 +536,13 @@ static inline void llpoll_qv_handback(struct llpoll_qv *qv, u64_stats_t *ctr)
 	llpoll_qv_count(qv, ctr);
 }
 
-/* under the lock, the last poller leaving with data while the hold is on:
- * the request cycle ends here; start the hold timer unless it runs
+/* under the lock, the last poller leaving with data at @now while the
+ * hold is on: the request cycle ends here; start the hold timer unless it
+ * runs
  */
-static inline void llpoll_qv_hold_on(struct llpoll_qv *qv)
+static inline void llpoll_qv_hold_on(struct llpoll_qv *qv, u64 now)
 {
 	u64 most = llpoll_qv_hold_most_ns(qv);
-	u64 now = ktime_get_ns();
 	u64 cycle, hold;
 
 	/* an average over about 8 cycles, each counted up to the longest
@@ -405,9 +577,11 @@ static inline void llpoll_qv_hold_on(struct llpoll_qv *qv)
  */
 static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 {
+	u64 now = ktime_get_ns();
 	bool handback = false;
 
 	spin_lock_bh(&qv->lock);
+	llpoll_qv_count_exit(qv, idle, now);
 	if (!WARN_ON(!qv->pollers))
 		qv->pollers--;
 	if (!qv->pollers && qv->irq_held) {
@@ -415,7 +589,7 @@ static inline void llpoll_qv_exit(struct llpoll_qv *qv, bool idle)
 			llpoll_qv_handback(qv, &qv->handbacks);
 			handback = true;
 		} else {
-			llpoll_qv_hold_on(qv);
+			llpoll_qv_hold_on(qv, now);
 		}
 	}
 	spin_unlock_bh(&qv->lock);
@@ -531,6 +705,9 @@ typedef bool (*llpoll_qv_irq_hold_t)(struct llpoll_qv *qv, bool hold);
 #define LLPOLL_QV_DEFINE_HOLD_PARAM \
 static const unsigned int ll_hold_us = LLPOLL_QV_HOLD_US
 
+/* no waits to time */
+#define LLPOLL_QV_DEFINE_WAITS struct llpoll_qv_wait
+
 static inline void llpoll_qv_init(struct llpoll_qv *qv, struct napi_struct *napi,
 				  llpoll_qv_irq_hold_t irq_hold,
 				  const unsigned int *hold_us)
@@ -555,6 +732,12 @@ static inline void llpoll_qv_read_handbacks(struct llpoll_qv *qv, u64 *handbacks
 	*timer_handbacks = 0;
 }
 
+/* no waits: every cost counter stays 0 */
+static inline void llpoll_qv_read_cost(struct llpoll_qv *qv, u64 *data)
+{
+	memset(data, 0, LLPOLL_QV_COST_STATS_LEN * sizeof(*data));
+}
+
 static inline bool llpoll_qv_lock_napi(struct llpoll_qv *qv)
 {
 	return true;
@@ -570,7 +753,8 @@ static inline bool llpoll_qv_lock_poll(struct llpoll_qv *qv)
 	return false;
 }
 
-static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, bool full)
+static inline bool llpoll_qv_unlock_poll(struct llpoll_qv *qv, int found,
+					 int budget)
 {
 	return false;
 }

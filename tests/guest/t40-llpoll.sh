@@ -42,7 +42,7 @@ pingpong_case() {
 	nr0=$(napi_returns) nf0=$(napi_full_returns)
 	c0=$(ll_cleaned) t0=$(ll_total) n0=$(proc_counter /proc/net/netstat TcpExt LowLatencyRxPackets)
 	i0=$(irq_count eth0) r0=$(rx_packets) h0=$(handbacks irq) th0=$(handbacks timer) sq0=$(squeeze)
-	ny0=$(napi_yields) rf0=$(refills)
+	ny0=$(napi_yields) rf0=$(refills) k0=$(ll_costs)
 	out=/out/sockperf-$1.log
 	if sockperf_pingpong "$2" 64 5 "$out" && sockperf_clean "$out"; then
 		ok "$1: 5 s sockperf $2 ping-pong, no errors, nothing lost"
@@ -58,6 +58,7 @@ pingpong_case() {
 	pp_squeeze=$(($(squeeze) - sq0))
 	pp_napi_runs=$(($(napi_returns) - nr0)) pp_napi_full=$(($(napi_full_returns) - nf0))
 	pp_napi_yields=$(($(napi_yields) - ny0)) pp_refills=$(($(refills) - rf0))
+	cost_since "$k0"
 	pp_p50=$(sockperf_stat "$out" 50.000) pp_p99=$(sockperf_stat "$out" 99.000)
 	echo "# $1: p50=${pp_p50} us p99=${pp_p99} us (one way), ${pp_msgs:-0} round trips," \
 		"eth0 queue irqs=$pp_irqs, ll cleaned=$pp_cleaned of $pp_rx received," \
@@ -81,6 +82,9 @@ check "sysctl $WINDOW_US: LowLatencyRxPackets grows | UDP, +$pp_netstat" [ "$pp_
 ll_irqs_per_rt=$((pp_irqs * 1000 / (${pp_msgs:-0} + 1)))
 check "sysctl $WINDOW_US: fewer RX interrupts per round trip on eth0 | ${ll_irqs_per_rt} vs ${off_irqs_per_rt} per 1000" \
 	[ "$ll_irqs_per_rt" -lt "$off_irqs_per_rt" ]
+check "sysctl $WINDOW_US: the cost counters add up: end reasons sum to the waits, spin buckets and untimed to those with data | $(cost_line)" \
+	cost_adds_up
+echo "# figure: sysctl $WINDOW_US, UDP ping-pong: spin CPU in empty passes per round trip: $((cost_empty_ns / 1000 / (${pp_msgs:-0} + 1))) us, in passes with data $((cost_data_ns / 1000 / (${pp_msgs:-0} + 1))) us"
 check "sysctl $WINDOW_US: the hold ended by hand-backs | idle +$pp_handbacks, timer +$pp_timer" \
 	[ $((pp_handbacks + pp_timer)) -gt 0 ]
 # a poller returns buffers 16 at a time, not with a tail write per packet
@@ -121,6 +125,14 @@ check "ll_hold_us $OWN_US: the timer hands back on at most 1 in 100 round trips,
 	long_hold_rarer
 check "sysctl and ll_hold_us $OWN_US: pollers took more than half of the received packets | $pp_cleaned of $pp_rx" \
 	[ $((2 * pp_cleaned)) -gt "$pp_rx" ]
+# A window longer than the turnaround: most waits end with data. A wait
+# is switched out only by preemption, which this kernel's voluntary
+# model has none of inside a spin, so each is timed.
+most_waits_paid() {
+	[ $((2 * cost_data)) -gt "${pp_msgs:-0}" ] && [ "$cost_untimed" -eq 0 ] && cost_adds_up
+}
+check "sysctl $OWN_US: waits with data for more than half the round trips, every one timed, the counters add up | $cost_data of ${pp_msgs:-0}; $(cost_line)" \
+	most_waits_paid
 
 pingpong_case tcp-ll tcp $WINDOW_US
 check "sysctl $WINDOW_US: rx_q_*_cleaned grows | TCP, +$pp_cleaned" [ "$pp_cleaned" -gt 0 ]
@@ -140,15 +152,24 @@ check "MSG_DONTWAIT: exactly one ll pass | yields+misses+cleaned +$probe_passes"
 SPIN_US=5000
 probe_case block 0 20 50
 cpu0=$(probe_value cpu_us_per_call)
-h0=$(handbacks irq)
+h0=$(handbacks irq) k0=$(ll_costs)
 probe_case block $SPIN_US 20 50
 idle_handbacks=$(($(handbacks irq) - h0))
+cost_since "$k0"
 cpu=$(probe_value cpu_us_per_call)
 spin=$((${cpu:-999999} - ${cpu0:-0}))
 check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps | spin CPU $spin us per 50 ms call, < $((2 * SPIN_US))" \
 	[ "$spin" -lt $((2 * SPIN_US)) ]
 spin_ran() { [ "$spin" -ge $((SPIN_US / 2)) ] && [ "$probe_passes" -gt 20 ]; }
 check "blocking recv, idle: the spin ran | CPU $spin us >= $((SPIN_US / 2)) per call, $probe_passes ll passes" spin_ran
+idle_waits_by_window() {
+	[ "$cost_window" -ge 20 ] && [ "$cost_data" -eq 0 ] && [ "$cost_intr" -eq 0 ] && cost_adds_up
+}
+check "blocking recv, idle: every wait ended by its window, none with data, the counters add up | $(cost_line)" \
+	idle_waits_by_window
+# the 20 spins of 5 ms that found nothing are counted as empty pass time
+check "blocking recv, idle: the empty passes' time covers the spins | $((cost_empty_ns / 1000)) us for 20 spins of $SPIN_US us" \
+	[ $((cost_empty_ns / 1000)) -ge $((20 * SPIN_US / 2)) ]
 # the hold timer never runs while a socket polls: each spin ends with
 # the idle exit's hand-back
 check "blocking recv, idle: each spin handed the interrupt back before sleeping | +$idle_handbacks for 20 calls" \
@@ -171,8 +192,12 @@ peek_passes_ok() { [ "$probe_passes" -ge 10 ] && [ "$probe_passes" -le 30 ]; }
 check "MSG_PEEK past the data: the reader_queue ends each wait after its first pass | $probe_passes ll passes for 10 calls, 10-30" \
 	peek_passes_ok
 
+k0=$(ll_costs)
 probe_case signal 1000000 50
+cost_since "$k0"
 after=$(probe_value after_signal_us)
+check "a signal during a spin: the wait is counted as interrupted | $(cost_line)" \
+	[ "$cost_intr" -ge 1 ]
 check "a signal during a 1 s spin: EINTR within 200 ms | ${after:-?} us" \
 	sh -c "echo '$probe_out' | grep -q '^EINTR' && [ ${after:-999999} -ge 0 ] && [ ${after:-999999} -lt 200000 ]"
 

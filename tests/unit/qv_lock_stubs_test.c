@@ -11,9 +11,10 @@
 
 atomic_int shim_warnings;
 atomic_llong shim_now_ns;
-
+_Thread_local struct task_struct shim_task;
 
 LLPOLL_QV_DEFINE_HOLD_PARAM;
+LLPOLL_QV_DEFINE_WAITS;
 
 static bool no_hold(struct llpoll_qv *qv, bool hold)
 {
@@ -26,7 +27,10 @@ int main(void)
 {
 	struct napi_struct napi = { 0 };
 	struct llpoll_qv qv;
+	u64 cost[LLPOLL_QV_COST_STATS_LEN];
+	u8 names[LLPOLL_QV_COST_STATS_LEN * ETH_GSTRING_LEN], *p = names;
 	u64 a = 1, b = 1;
+	bool zero = true;
 
 	llpoll_qv_init(&qv, &napi, no_hold, &ll_hold_us);
 	llpoll_napi_enable(&napi, &qv);
@@ -46,6 +50,13 @@ int main(void)
 	a = b = 1;
 	llpoll_qv_read_handbacks(&qv, &a, &b);
 	CHECK(a == 0 && b == 0, "stubs: the hand-back counters read 0");
+	memset(cost, 0xff, sizeof(cost));
+	llpoll_qv_read_cost(&qv, cost);
+	for (int i = 0; i < LLPOLL_QV_COST_STATS_LEN; i++)
+		zero &= cost[i] == 0;
+	CHECK(zero, "stubs: every cost counter reads 0");
+	llpoll_qv_cost_strings(&p, 0);
+	CHECK(p == names + sizeof(names), "stubs: the same ethtool names, one per counter");
 	llpoll_qv_assert_disabled(&qv);
 	llpoll_napi_disable(&napi, &qv);
 	CHECK(!atomic_load(&napi.enabled), "stubs: llpoll_napi_disable disables NAPI at once");

@@ -15,6 +15,11 @@
 
 atomic_int shim_warnings;
 atomic_llong shim_now_ns;
+_Thread_local struct task_struct shim_task;
+LLPOLL_QV_DEFINE_WAITS;
+
+/* the budget of the tests' passes; a pass that cleans it leaves a backlog */
+#define TEST_BUDGET	4
 
 /* the fork's ll_hold_us module parameter */
 static unsigned int test_hold_us = LLPOLL_QV_HOLD_US;
@@ -74,21 +79,21 @@ static void test_sequences(void)
 	CHECK(!llpoll_qv_lock_napi(&qv), "poller owns: NAPI yields");
 	CHECK(qv.state & LLPOLL_QV_STATE_NAPI_YIELD, "NAPI yield is recorded");
 	CHECK(!llpoll_qv_lock_poll(&qv), "poller owns: a second poller yields");
-	CHECK(llpoll_qv_unlock_poll(&qv, false), "poll unlock reports the yields");
+	CHECK(llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET), "poll unlock reports the yields");
 	CHECK(llpoll_qv_lock_napi(&qv), "after the poller: NAPI gets it back");
 	CHECK(!llpoll_qv_unlock_napi(&qv), "uncontended NAPI unlock reports none");
 
 	CHECK(llpoll_qv_lock_poll(&qv), "poller takes it before the interface goes down");
 	CHECK(!llpoll_qv_disable(&qv), "disable while a poller owns: not idle yet");
 	CHECK(!llpoll_qv_lock_napi(&qv), "disabling: NAPI cannot take it");
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	CHECK(qv.state & LLPOLL_QV_STATE_DISABLE, "poll unlock keeps DISABLE");
 	CHECK(llpoll_qv_disable(&qv), "disable after the poller left: idle");
 	CHECK(!llpoll_qv_lock_poll(&qv), "disabled: pollers are refused");
 	CHECK(!llpoll_qv_lock_napi(&qv), "disabled: NAPI is refused");
 	llpoll_qv_enable(&qv);
 	CHECK(llpoll_qv_lock_poll(&qv), "enable (interface up) clears DISABLE");
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	llpoll_qv_read_yields(&qv, &napi_yields, &poll_yields);
 	CHECK(napi_yields == 3 && poll_yields == 4,
 	      "every yield is counted (3 NAPI, 4 poller) and enable keeps the counts");
@@ -96,7 +101,7 @@ static void test_sequences(void)
 	CHECK(atomic_load(&shim_warnings) == 0, "no WARN_ON on correct use");
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_lock_napi(&qv);
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	CHECK(atomic_load(&shim_warnings) > w0, "poll unlock while NAPI owns warns");
 	w0 = atomic_load(&shim_warnings);
 	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
@@ -141,7 +146,7 @@ static void test_hold(void)
 	s0 = atomic_load(&napi.scheduled);
 	CHECK(llpoll_qv_lock_poll(&qv), "hold: a poller takes the rings");
 	CHECK(!llpoll_qv_lock_napi(&qv), "hold: NAPI finds them owned");
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	CHECK(atomic_load(&napi.scheduled) == s0,
 	      "hold: a NAPI yield under the hold is not rescheduled (the hand-back will)");
 
@@ -192,7 +197,7 @@ static void test_hold(void)
 	s0 = atomic_load(&napi.scheduled);
 	llpoll_qv_enter(&qv, false);
 	CHECK(llpoll_qv_lock_poll(&qv), "backlog: a poller takes the rings");
-	llpoll_qv_unlock_poll(&qv, true);
+	llpoll_qv_unlock_poll(&qv, TEST_BUDGET, TEST_BUDGET);
 	CHECK(qv.irq_held && atomic_load(&napi.scheduled) == s0,
 	      "backlog: a full pass keeps the hold while its poller polls");
 	llpoll_qv_exit(&qv, false);
@@ -203,9 +208,9 @@ static void test_hold(void)
 	CHECK(handbacks == 2 && timer_handbacks == 1, "backlog: its hand-back is counted with the pollers'");
 	llpoll_qv_enter(&qv, false);
 	llpoll_qv_lock_poll(&qv);
-	llpoll_qv_unlock_poll(&qv, true);
+	llpoll_qv_unlock_poll(&qv, TEST_BUDGET, TEST_BUDGET);
 	llpoll_qv_lock_poll(&qv);
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	llpoll_qv_exit(&qv, false);
 	CHECK(qv.irq_held && atomic_load(&qv.hold_timer.queued) && atomic_load(&napi.scheduled) == s0 + 1,
 	      "backlog: a pass that found less than its budget after a full one keeps the hold for the poller's return");
@@ -214,7 +219,7 @@ static void test_hold(void)
 	atomic_store(&qv.hold_timer.queued, 0);
 	llpoll_qv_enter(&qv, false);
 	llpoll_qv_lock_poll(&qv);
-	llpoll_qv_unlock_poll(&qv, true);
+	llpoll_qv_unlock_poll(&qv, TEST_BUDGET, TEST_BUDGET);
 	llpoll_qv_exit(&qv, true);
 	llpoll_qv_enter(&qv, false);
 	llpoll_qv_exit(&qv, false);
@@ -225,7 +230,7 @@ static void test_hold(void)
 
 	s0 = atomic_load(&napi.scheduled);
 	CHECK(llpoll_qv_lock_poll(&qv) && !llpoll_qv_lock_napi(&qv), "no hold: NAPI yields to a single pass");
-	llpoll_qv_unlock_poll(&qv, false);
+	llpoll_qv_unlock_poll(&qv, 1, TEST_BUDGET);
 	CHECK(atomic_load(&napi.scheduled) == s0 + 1,
 	      "no hold: the poller schedules NAPI again after it yielded");
 
@@ -360,7 +365,7 @@ static void *holder_thread(void *arg)
 	atomic_store(&holder_in, 1);
 	nanosleep(&hold, NULL);
 	atomic_store(&holder_out, 1);
-	llpoll_qv_unlock_poll(&wq, false);
+	llpoll_qv_unlock_poll(&wq, 1, TEST_BUDGET);
 	return NULL;
 }
 
@@ -395,11 +400,184 @@ static void test_napi_wrappers(void)
 	atomic_store(&shim_warnings, 0);
 }
 
+/* the cost counters on fixed sequences: what each wait and pass adds */
+static u64 cost[LLPOLL_QV_COST_STATS_LEN];
+
+static void read_cost(struct llpoll_qv *qv)
+{
+	llpoll_qv_read_cost(qv, cost);
+}
+
+static u64 hist_sum(void)
+{
+	u64 n = 0;
+
+	for (int b = 0; b < LLPOLL_QV_SPIN_BUCKETS; b++)
+		n += cost[LLPOLL_QV_SPIN_HIST + b];
+	return n;
+}
+
+static bool cost_adds_up(void)
+{
+	return cost[LLPOLL_QV_WAITS] == cost[LLPOLL_QV_WAIT_DATA] +
+	       cost[LLPOLL_QV_WAIT_WINDOW] + cost[LLPOLL_QV_WAIT_INTR] &&
+	       hist_sum() + cost[LLPOLL_QV_WAIT_UNTIMED] == cost[LLPOLL_QV_WAIT_DATA];
+}
+
+static void advance_us(long us)
+{
+	atomic_fetch_add(&shim_now_ns, us * NSEC_PER_USEC);
+}
+
+/* one pass that cleans @found packets */
+static void pass(struct llpoll_qv *qv, int found)
+{
+	if (llpoll_qv_lock_poll(qv))
+		llpoll_qv_unlock_poll(qv, found, TEST_BUDGET);
+}
+
+/* another task's wait takes this CPU's slot, as after a preemption */
+static void qv_slot_steal(void)
+{
+	static struct task_struct other;
+
+	llpoll_qv_wait.task = &other;
+}
+
+static void test_cost(void)
+{
+	u8 names[LLPOLL_QV_COST_STATS_LEN * ETH_GSTRING_LEN], *p = names;
+	struct napi_struct napi = { 0 };
+	struct llpoll_qv qv;
+	bool zero = true, fit = true, unique = true;
+	int i, j;
+
+	CHECK(llpoll_qv_spin_bucket(0) == 0 && llpoll_qv_spin_bucket(999) == 0,
+	      "cost: a spin under 1 us is bucket 0");
+	CHECK(llpoll_qv_spin_bucket(1000) == 1 && llpoll_qv_spin_bucket(1999) == 1 &&
+	      llpoll_qv_spin_bucket(2000) == 2 && llpoll_qv_spin_bucket(15999) == 4,
+	      "cost: bucket b holds spins from 2^(b-1) us to under 2^b");
+	CHECK(llpoll_qv_spin_bucket(1023999) == LLPOLL_QV_SPIN_BUCKETS - 2 &&
+	      llpoll_qv_spin_bucket(1024000) == LLPOLL_QV_SPIN_BUCKETS - 1 &&
+	      llpoll_qv_spin_bucket(~0ULL) == LLPOLL_QV_SPIN_BUCKETS - 1,
+	      "cost: the last bucket holds every spin from 1024 us on");
+
+	memset(names, 0, sizeof(names));
+	llpoll_qv_cost_strings(&p, 3);
+	CHECK(p == names + sizeof(names), "cost: one ethtool name per counter");
+	for (i = 0; i < LLPOLL_QV_COST_STATS_LEN; i++) {
+		const char *a = (const char *)names + i * ETH_GSTRING_LEN;
+
+		fit &= strnlen(a, ETH_GSTRING_LEN) < ETH_GSTRING_LEN && !strncmp(a, "rx_q_3_ll_", 10);
+		for (j = 0; j < i; j++)
+			unique &= strcmp(a, (const char *)names + j * ETH_GSTRING_LEN) != 0;
+	}
+	CHECK(fit && unique, "cost: the names are rx_q_N_ll_*, unique, and fit ETH_GSTRING_LEN");
+	CHECK(!strcmp((const char *)names + LLPOLL_QV_WAITS * ETH_GSTRING_LEN, "rx_q_3_ll_waits") &&
+	      !strcmp((const char *)names + LLPOLL_QV_SPIN_HIST * ETH_GSTRING_LEN, "rx_q_3_ll_spin_lt_1us") &&
+	      !strcmp((const char *)names + (LLPOLL_QV_COST_STATS_LEN - 1) * ETH_GSTRING_LEN,
+		      "rx_q_3_ll_spin_ge_1024us"),
+	      "cost: the names follow the counters' order");
+
+	llpoll_qv_init(&qv, &napi, test_irq_hold, &test_hold_us);
+	llpoll_qv_enable(&qv);
+	read_cost(&qv);
+	for (i = 0; i < LLPOLL_QV_COST_STATS_LEN; i++)
+		zero &= cost[i] == 0;
+	CHECK(zero, "cost: the counters start at 0");
+
+	/* 10 us of empty passes, then a 5 us pass that finds data */
+	CHECK(llpoll_qv_enter(&qv, false), "cost: a wait enters");
+	advance_us(4);
+	pass(&qv, 0);
+	advance_us(6);
+	pass(&qv, 0);
+	advance_us(5);
+	pass(&qv, 1);
+	llpoll_qv_exit(&qv, false);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_WAITS] == 1 && cost[LLPOLL_QV_WAIT_DATA] == 1,
+	      "cost: a wait that found data: one wait, ended with data");
+	CHECK(cost[LLPOLL_QV_EMPTY_PASS_NS] == 10000 && cost[LLPOLL_QV_DATA_PASS_NS] == 5000,
+	      "cost: each pass's time since the last, by what it found (10 us empty, 5 us data)");
+	CHECK(cost[LLPOLL_QV_SPIN_HIST + 4] == 1 && hist_sum() == 1,
+	      "cost: its 15 us spin in the 8-16 us bucket");
+
+	/* a pass outside a wait, as a non-blocking receive makes */
+	advance_us(50);
+	pass(&qv, 1);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_DATA_PASS_NS] == 5000 && cost[LLPOLL_QV_WAITS] == 1,
+	      "cost: a single pass is no wait and is not timed");
+
+	/* the window runs out */
+	llpoll_qv_enter(&qv, false);
+	advance_us(3);
+	pass(&qv, 0);
+	llpoll_qv_exit(&qv, true);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_WAIT_WINDOW] == 1 && cost[LLPOLL_QV_EMPTY_PASS_NS] == 13000 &&
+	      hist_sum() == 1, "cost: a wait without data ends by its window, in no bucket");
+
+	/* a reschedule, then a signal */
+	llpoll_qv_enter(&qv, false);
+	pass(&qv, 0);
+	current->need_resched = 1;
+	llpoll_qv_exit(&qv, true);
+	current->need_resched = 0;
+	llpoll_qv_enter(&qv, false);
+	pass(&qv, 0);
+	current->sigpending = 1;
+	llpoll_qv_exit(&qv, true);
+	current->sigpending = 0;
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_WAIT_INTR] == 2 && cost[LLPOLL_QV_WAIT_WINDOW] == 1,
+	      "cost: a pending reschedule or signal ends a wait as interrupted");
+
+	/* NAPI owns the rings: a refused pass is an empty one */
+	llpoll_qv_enter(&qv, false);
+	CHECK(llpoll_qv_lock_napi(&qv), "cost: NAPI takes the rings");
+	advance_us(2);
+	CHECK(!llpoll_qv_lock_poll(&qv), "cost: the poller is refused");
+	llpoll_qv_unlock_napi(&qv);
+	llpoll_qv_exit(&qv, true);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_EMPTY_PASS_NS] == 15000, "cost: a refused pass counts as empty time");
+
+	/* switched out mid-spin: the rest of the wait is untimed */
+	llpoll_qv_enter(&qv, false);
+	advance_us(1);
+	pass(&qv, 0);
+	current->nivcsw++;
+	advance_us(100);
+	pass(&qv, 0);
+	pass(&qv, 1);
+	llpoll_qv_exit(&qv, false);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_EMPTY_PASS_NS] == 16000 && cost[LLPOLL_QV_DATA_PASS_NS] == 5000,
+	      "cost: passes after a wait was switched out are not timed");
+	CHECK(cost[LLPOLL_QV_WAIT_DATA] == 2 && cost[LLPOLL_QV_WAIT_UNTIMED] == 1 && hist_sum() == 1,
+	      "cost: a wait switched out mid-spin ends with data, untimed, in no bucket");
+
+	/* another task's wait took this CPU's slot meanwhile */
+	llpoll_qv_enter(&qv, false);
+	pass(&qv, 0);
+	qv_slot_steal();
+	pass(&qv, 1);
+	llpoll_qv_exit(&qv, false);
+	read_cost(&qv);
+	CHECK(cost[LLPOLL_QV_WAIT_UNTIMED] == 2, "cost: a wait whose CPU slot was taken is untimed");
+	CHECK(cost[LLPOLL_QV_WAITS] == 7 && cost_adds_up(),
+	      "cost: 7 waits; end reasons sum to the waits, buckets and untimed to those with data");
+	CHECK(atomic_load(&shim_warnings) == 0, "cost: no WARN_ON");
+}
+
 /* the hammer */
 static struct llpoll_qv hq;
 static struct napi_struct hnapi;
 static atomic_int owners, max_owners, stop, down_done;
 static atomic_long napi_runs, napi_yields, poll_runs, poll_yields, after_down;
+static atomic_long waits_entered, waits_data;
 
 static void critical(void)
 {
@@ -442,14 +620,19 @@ static void *poll_thread(void *arg)
 		for (int pass = 0; pass < 8; pass++) {
 			if (llpoll_qv_lock_poll(&hq)) {
 				critical();
-				llpoll_qv_unlock_poll(&hq, false);
+				llpoll_qv_unlock_poll(&hq, 1, TEST_BUDGET);
 				atomic_fetch_add(&poll_runs, 1);
 			} else {
 				atomic_fetch_add(&poll_yields, 1);
 			}
 		}
-		if (entered)
-			llpoll_qv_exit(&hq, ++waits % 3 == 0);
+		if (entered) {
+			bool idle = ++waits % 3 == 0;
+
+			atomic_fetch_add(&waits_entered, 1);
+			atomic_fetch_add(&waits_data, !idle);
+			llpoll_qv_exit(&hq, idle);
+		}
 	}
 	return NULL;
 }
@@ -532,6 +715,12 @@ static void test_hammer(void)
 		CHECK(ny == (u64)atomic_load(&napi_yields) && py == (u64)atomic_load(&poll_yields),
 		      "hammer: the yield counters match the yields the threads saw");
 	}
+	read_cost(&hq);
+	CHECK(cost[LLPOLL_QV_WAITS] == (u64)atomic_load(&waits_entered) &&
+	      cost[LLPOLL_QV_WAIT_DATA] == (u64)atomic_load(&waits_data) && cost_adds_up(),
+	      "hammer: the wait counters match the waits the threads made and add up");
+	CHECK(cost[LLPOLL_QV_WAIT_UNTIMED] == 0,
+	      "hammer: each thread's waits timed on its own slot, none lost");
 }
 
 int main(void)
@@ -540,6 +729,7 @@ int main(void)
 	test_hold();
 	test_hold_length();
 	test_napi_wrappers();
+	test_cost();
 	test_hammer();
 	return check_done();
 }

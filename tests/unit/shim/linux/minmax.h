@@ -7,4 +7,6 @@
 	__typeof__(val) _v = (val), _l = (lo), _h = (hi);	\
 	_v < _l ? _l : (_v > _h ? _h : _v);			\
 })
+/* the kernel's min_t(): both converted to @type */
+#define min_t(type, a, b) ({ type _a = (a), _b = (b); _a < _b ? _a : _b; })
 #endif

@@ -5,5 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 typedef uint64_t u64;
+typedef uint8_t u8;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #endif

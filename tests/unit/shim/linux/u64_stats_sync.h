@@ -12,6 +12,7 @@ struct u64_stats_sync { atomic_uint seq; };
 #define u64_stats_init(s)		atomic_store(&(s)->seq, 0)
 #define u64_stats_set(p, x)		atomic_store(&(p)->v, (x))
 #define u64_stats_inc(p)		atomic_fetch_add(&(p)->v, 1)
+#define u64_stats_add(p, x)		atomic_fetch_add(&(p)->v, (x))
 #define u64_stats_read(p)		atomic_load(&(p)->v)
 /* an odd count at begin means two writers overlap: a WARN */
 #define u64_stats_update_begin(s)	WARN_ON(atomic_fetch_add(&(s)->seq, 1) & 1)
