@@ -7,7 +7,7 @@
 
 # sample_header: samples.csv's first line
 sample_header() {
-	echo "mode,proto,size,window_us,hold_us,load,rep,secs,p50_us,p99_us,p999_us,max_us,avg_us,round_trips_per_s,cpu_pct,cpu_us_per_rt,irqs_per_rt,poller_share_pct,softirq_us_per_rt,time_squeeze,ctxt_per_rt,net_rx_per_rt,empty_passes_per_rt,log"
+	echo "mode,proto,size,window_us,hold_us,load,rep,secs,p50_us,p99_us,p999_us,max_us,avg_us,round_trips_per_s,cpu_pct,cpu_us_per_rt,irqs_per_rt,poller_share_pct,softirq_us_per_rt,time_squeeze,ctxt_per_rt,net_rx_per_rt,empty_passes_per_rt,spin_empty_us_per_rt,log"
 }
 
 # sample_row MODE PROTO SIZE WINDOW HOLD LOAD REP SECS LOG: the cell's line,
@@ -16,8 +16,10 @@ sample_header() {
 # ticks of 1/100 s), d_irqs (the queue interrupts of the $nics NICs
 # counted), d_cleaned and d_rx (packets pollers cleaned, and all the NICs
 # received), d_squeeze (time_squeeze), d_ctxt (context switches), d_net_rx
-# (NET_RX softirq runs) and d_misses (empty poller passes). fork=1: the
-# NICs run our fork (pollers' counters); loopback=1: no NIC at all.
+# (NET_RX softirq runs), d_misses (empty poller passes) and d_empty_ns
+# (ns of poller passes that found nothing; empty where not recorded).
+# fork=1: the NICs run our fork (pollers' counters); loopback=1: no NIC
+# at all.
 # shellcheck disable=SC2154 # the growths are the caller's
 sample_row() {
 	sr_log=$9
@@ -35,10 +37,13 @@ sample_row() {
 		printf "%.1f", m ? si * 10000 / m : 0 }')
 	# counts that do not depend on the machine's speed, per round trip;
 	# empty poller passes on the fork only
-	sr_per_rt=$(awk -v m="$sr_msgs" -v x="$d_ctxt" -v n="$d_net_rx" -v e="$d_misses" -v fork="$fork" 'BEGIN {
-		if (!m) { printf ",,"; exit }
+	sr_per_rt=$(awk -v m="$sr_msgs" -v x="$d_ctxt" -v n="$d_net_rx" -v e="$d_misses" \
+		-v z="${d_empty_ns:-}" -v fork="$fork" 'BEGIN {
+		if (!m) { printf ",,,"; exit }
 		printf "%.2f,%.2f,", x / m, n / m
-		if (fork == 1) printf "%.2f", e / m }')
+		if (fork == 1) printf "%.2f", e / m
+		printf ","
+		if (fork == 1 && z != "") printf "%.1f", z / 1000 / m }')
 	sr_hold=$5
 	[ "$sr_hold" != - ] || sr_hold=""
 	echo "$1,$2,$3,$4,$sr_hold,$6,$7,$8,$(sockperf_stat "$sr_log" 50.000),$(sockperf_stat "$sr_log" 99.000),$(sockperf_stat "$sr_log" 99.900),$(sockperf_stat "$sr_log" max),$(sockperf_stat "$sr_log" avg),$sr_rtps,$sr_cpu,$sr_nic,$d_squeeze,$sr_per_rt,$(basename "$sr_log")"

@@ -58,6 +58,11 @@ peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 ll_misses() {
 	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_misses:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_misses:$')))
 }
+# ns that both NICs' pollers spent in passes that found nothing
+# (rx_q_N_ll_empty_pass_ns: what spinning cost without buying data)
+ll_empty_ns() {
+	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_ll_empty_pass_ns:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_ll_empty_pass_ns:$')))
+}
 # context switches of all CPUs since boot
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 # NET_RX softirq runs of all CPUs since boot
@@ -113,7 +118,9 @@ irq_count() {
 # SOCKPERF_SERVER_ARGS: more options for the server only;
 # SOCKPERF_PRELOAD: a library both ends load (LD_PRELOAD);
 # SOCKPERF_SERVER_SOCKETS: the server listens on that many consecutive
-# ports (with SOCKPERF_IOMUX), the client sends to the first.
+# ports (with SOCKPERF_IOMUX), the client sends to the first;
+# SOCKPERF_TEST: the client's test, ping-pong (back to back, the default)
+# or under-load (at the rate of its --mps option).
 sockperf_pingpong() {
 	# sh has no locals: sp_* names stay clear of the callers' variables
 	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
@@ -140,11 +147,11 @@ sockperf_pingpong() {
 	sleep 1
 	if [ $# -gt 0 ]; then
 		# shellcheck disable=SC2086
-		taskset -c "$CLIENT_CPU" $sp_env sockperf ping-pong -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
+		taskset -c "$CLIENT_CPU" $sp_env sockperf "${SOCKPERF_TEST:-ping-pong}" -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
 			${SOCKPERF_ARGS:-} "$@" >"$sp_out" 2>&1
 	else
 		# shellcheck disable=SC2086
-		taskset -c "$CLIENT_CPU" $sp_env sockperf ping-pong -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
+		taskset -c "$CLIENT_CPU" $sp_env sockperf "${SOCKPERF_TEST:-ping-pong}" -i "$SERVER_ADDR" -p 11111 $sp_tcp -m "$sp_size" -t "$sp_secs" \
 			${SOCKPERF_ARGS:-} >"$sp_out" 2>&1
 	fi
 	sp_rc=$?
