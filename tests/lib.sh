@@ -64,9 +64,14 @@ guest_tap_check() {
 }
 # the guest tools, static, into RUNDIR (the guest's /out)
 build_guest_tools() { # RUNDIR
-	local t
+	local t so
+	# SO_LL_ADAPTIVE, which the C library does not know: its number in the
+	# generic socket ABI, as the core hook defines it
+	so=$(sed -n 's/^+#define SO_LL_ADAPTIVE[[:space:]]\{1,\}\([0-9]\{1,\}\)$/\1/p' \
+		"$LLPOLL_TOP"/core-hook/[0-9][0-9][0-9][0-9]-*.patch | head -n 1)
 	for t in llpoll-probe llpoll-traffic llpoll-xdp; do
-		gcc -O2 -Wall -Wextra -Werror -static -o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
+		gcc -O2 -Wall -Wextra -Werror -static -DSO_LL_ADAPTIVE="$so" \
+			-o "$1/$t" "$LLPOLL_TOP/tests/guest/$t.c"
 	done
 }
 # guest_label: the result and comment lines of the guest's TAP, labelled

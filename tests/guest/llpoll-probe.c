@@ -31,8 +31,10 @@
  *   sockopt VAL...            set SO_BUSY_POLL to each VAL in turn on a
  *                             new UDP socket: prints OK or the errno name
  *                             for each, then value=N as read back
+ *   adaptive [VAL...]         the same with SO_LL_ADAPTIVE
  * With LLPOLL_BUSY_POLL=N in the environment each socket sets its own
- * window, SO_BUSY_POLL N, before it receives.
+ * window, SO_BUSY_POLL N, before it receives; with LLPOLL_ADAPTIVE=N its
+ * SO_LL_ADAPTIVE.
  *   peek ADDR PORT N MS       take one datagram, peek the rest with
  *                             SO_PEEK_OFF so that they sit in UDP's
  *                             reader_queue behind the offset, then N
@@ -87,6 +89,12 @@ static int udp_socket(const char *addr, const char *port, int do_bind,
 
 		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &usec, sizeof(usec)))
 			die("SO_BUSY_POLL");
+	}
+	if (fd >= 0 && getenv("LLPOLL_ADAPTIVE")) {
+		int on = atoi(getenv("LLPOLL_ADAPTIVE"));
+
+		if (setsockopt(fd, SOL_SOCKET, SO_LL_ADAPTIVE, &on, sizeof(on)))
+			die("SO_LL_ADAPTIVE");
 	}
 	if (do_bind && bind(fd, (struct sockaddr *)sin, sizeof(*sin)))
 		die("bind");
@@ -302,21 +310,24 @@ int main(int argc, char **argv)
 		printf("added\n");
 		return 0;
 	}
-	if (argc >= 3 && !strcmp(argv[1], "sockopt")) {
+	if ((argc >= 3 && !strcmp(argv[1], "sockopt")) || (argc >= 2 && !strcmp(argv[1], "adaptive"))) {
+		int opt = !strcmp(argv[1], "sockopt") ? SO_BUSY_POLL : SO_LL_ADAPTIVE;
 		int i, v;
 		socklen_t len = sizeof(v);
 
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		for (i = 2; i < argc; i++) {
 			v = atoi(argv[i]);
-			if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)))
+			if (setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v)))
 				printf("%s ", errno == EINVAL ? "EINVAL" :
 				       errno == EPERM ? "EPERM" : strerror(errno));
 			else
 				printf("OK ");
 		}
-		getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len);
-		printf("value=%d\n", v);
+		if (getsockopt(fd, SOL_SOCKET, opt, &v, &len))
+			printf("get:%s\n", strerror(errno));
+		else
+			printf("value=%d\n", v);
 		return 0;
 	}
 	if (argc >= 4 && !strcmp(argv[1], "backlog")) {

@@ -45,6 +45,55 @@ probe_case block $IDLE_US 20 50
 unset LLPOLL_BUSY_POLL
 check "sysctl $IDLE_US, SO_BUSY_POLL 0: the socket opted out, no ll pass | +$probe_passes" [ "$probe_passes" -eq 0 ]
 
+# ---- the adaptive window (ip_low_latency_adaptive, SO_LL_ADAPTIVE) ----
+check "ip_low_latency_adaptive exists, 0 by default" [ "$(cat "$LL_ADAPTIVE_SYSCTL")" = 0 ]
+for bad in -1 2 abc; do
+	check "ip_low_latency_adaptive $bad is refused and changes nothing" \
+		sh -c "! echo $bad >$LL_ADAPTIVE_SYSCTL 2>/dev/null && [ \$(cat $LL_ADAPTIVE_SYSCTL) = 0 ]"
+done
+out=$("$PROBE" adaptive 1 2 -1)
+check "SO_LL_ADAPTIVE 2 and -1: EINVAL, the 1 set before stays | $out" [ "$out" = "OK EINVAL EINVAL value=1" ]
+sysctl0_default=$("$PROBE" adaptive)
+echo 1 >"$LL_ADAPTIVE_SYSCTL"
+sysctl1_default=$("$PROBE" adaptive)
+sysctl1_off=$(unpriv "$PROBE" adaptive 0)
+echo 0 >"$LL_ADAPTIVE_SYSCTL"
+check "a socket follows ip_low_latency_adaptive unless it sets SO_LL_ADAPTIVE, unprivileged too | $sysctl0_default, $sysctl1_default; 0 under sysctl 1: $sysctl1_off" \
+	[ "$sysctl0_default $sysctl1_default $sysctl1_off" = "value=0 value=1 OK value=0" ]
+# An idle socket with its own window: with the fixed window each of the
+# 20 receives spins it (above); adaptive, the first LL_ADAPT_COLD_MISSES
+# (3) spin it for nothing, then the socket is cold and the rest sleep at
+# once. The cost counters of eth0 count the waits and their empty time.
+k0=$(ll_costs)
+export LLPOLL_BUSY_POLL=$IDLE_US LLPOLL_ADAPTIVE=1
+probe_case block 0 20 50
+unset LLPOLL_BUSY_POLL LLPOLL_ADAPTIVE
+cost_since "$k0"
+adaptive_idle_ok() {
+	[ "$cost_waits" -ge 1 ] && [ "$cost_waits" -le 3 ] && [ "$cost_data" -eq 0 ] &&
+		[ $((cost_empty_ns / 1000)) -le $((4 * IDLE_US)) ]
+}
+check "SO_LL_ADAPTIVE 1, idle, window $IDLE_US us: 3 receives spin their window, the other 17 sleep at once | $(cost_line); $probe_passes ll passes" \
+	adaptive_idle_ok
+# A ping-pong with every socket adapting: the waits still catch their
+# data (a window that outlasts this kernel's round trips)
+echo 1 >"$LL_ADAPTIVE_SYSCTL"
+echo 20000 >"$LL_SYSCTL"
+k0=$(ll_costs) c0=$(ll_cleaned) r0=$(rx_packets)
+sockperf_pingpong udp 64 4 /out/sockperf-adaptive.log
+rc=$?
+cost_since "$k0"
+cleaned=$(($(ll_cleaned) - c0)) rx=$(($(rx_packets) - r0))
+echo 0 >"$LL_SYSCTL"
+echo 0 >"$LL_ADAPTIVE_SYSCTL"
+msgs=$(sockperf_stat /out/sockperf-adaptive.log msgs)
+adaptive_pp_ok() {
+	[ "$rc" -eq 0 ] && sockperf_clean /out/sockperf-adaptive.log && [ $((2 * cost_data)) -gt "${msgs:-0}" ] &&
+		[ $((2 * cleaned)) -gt "$rx" ] && cost_adds_up
+}
+check "ip_low_latency_adaptive 1, window 20000 us: a 4 s UDP ping-pong, clean; most waits still end with data, pollers take most packets | ${msgs:-0} round trips; $(cost_line); pollers took $cleaned of $rx" \
+	adaptive_pp_ok
+
 # ---- epoll_ctl(EPOLL_CTL_ADD) makes no pass ----
 probe_case epoll-add $APP_US
 check "EPOLL_CTL_ADD of a socket on eth0, sysctl $APP_US: no ll pass | +$probe_passes" \

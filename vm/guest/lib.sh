@@ -7,6 +7,8 @@
 LL_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_poll
 # shellcheck disable=SC2034
 LL_SELECT_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_select
+# shellcheck disable=SC2034
+LL_ADAPTIVE_SYSCTL=/proc/sys/net/ipv4/ip_low_latency_adaptive
 # the forked igb's hold: how long a queue's interrupt stays off after its
 # last poller leaves with data (absent with the in-tree igb loaded)
 # shellcheck disable=SC2034

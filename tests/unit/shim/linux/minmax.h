@@ -9,4 +9,7 @@
 })
 /* the kernel's min_t(): both converted to @type */
 #define min_t(type, a, b) ({ type _a = (a), _b = (b); _a < _b ? _a : _b; })
+#define max_t(type, a, b) ({ type _a = (a), _b = (b); _a > _b ? _a : _b; })
+/* the kernel's min(): both of one type */
+#define min(a, b) ({ __typeof__(a) _x = (a), _y = (b); _x < _y ? _x : _y; })
 #endif

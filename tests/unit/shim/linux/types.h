@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 typedef uint64_t u64;
+typedef uint32_t u32;
 typedef uint8_t u8;
+typedef int64_t s64;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #endif
