@@ -7,7 +7,7 @@
 
 # sample_header: samples.csv's first line
 sample_header() {
-	echo "mode,proto,size,window_us,hold_us,load,rep,secs,p50_us,p99_us,p999_us,max_us,avg_us,round_trips_per_s,cpu_pct,cpu_us_per_rt,irqs_per_rt,poller_share_pct,softirq_us_per_rt,time_squeeze,ctxt_per_rt,net_rx_per_rt,empty_passes_per_rt,spin_empty_us_per_rt,log"
+	echo "mode,proto,size,window_us,hold_us,load,rep,secs,p50_us,p99_us,p999_us,max_us,avg_us,round_trips_per_s,cpu_pct,cpu_us_per_rt,irqs_per_rt,poller_share_pct,softirq_us_per_rt,time_squeeze,ctxt_per_rt,net_rx_per_rt,empty_passes_per_rt,server_cpu_us_per_rt,server_spin_empty_us_per_rt,log"
 }
 
 # sample_row MODE PROTO SIZE WINDOW HOLD LOAD REP SECS LOG: the cell's line,
@@ -16,8 +16,10 @@ sample_header() {
 # ticks of 1/100 s), d_irqs (the queue interrupts of the $nics NICs
 # counted), d_cleaned and d_rx (packets pollers cleaned, and all the NICs
 # received), d_squeeze (time_squeeze), d_ctxt (context switches), d_net_rx
-# (NET_RX softirq runs), d_misses (empty poller passes) and d_empty_ns
-# (ns of poller passes that found nothing; empty where not recorded).
+# (NET_RX softirq runs), d_misses (empty poller passes), and of the
+# server's end d_server_busy (its CPU's busy ticks) and d_empty_ns (ns
+# of its NIC's poller passes that found nothing); those two are empty
+# where not recorded.
 # fork=1: the NICs run our fork (pollers' counters); loopback=1: no NIC
 # at all.
 # shellcheck disable=SC2154 # the growths are the caller's
@@ -38,10 +40,12 @@ sample_row() {
 	# counts that do not depend on the machine's speed, per round trip;
 	# empty poller passes on the fork only
 	sr_per_rt=$(awk -v m="$sr_msgs" -v x="$d_ctxt" -v n="$d_net_rx" -v e="$d_misses" \
-		-v z="${d_empty_ns:-}" -v fork="$fork" 'BEGIN {
-		if (!m) { printf ",,,"; exit }
+		-v z="${d_empty_ns:-}" -v sb="${d_server_busy:-}" -v fork="$fork" 'BEGIN {
+		if (!m) { printf ",,,,"; exit }
 		printf "%.2f,%.2f,", x / m, n / m
 		if (fork == 1) printf "%.2f", e / m
+		printf ","
+		if (sb != "") printf "%.1f", sb * 10000 / m
 		printf ","
 		if (fork == 1 && z != "") printf "%.1f", z / 1000 / m }')
 	sr_hold=$5

@@ -60,11 +60,10 @@ peer_cleaned() { nic_sum peer eth1 '^rx_q_[0-9]+_cleaned:$'; }
 ll_misses() {
 	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_misses:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_misses:$')))
 }
-# ns that both NICs' pollers spent in passes that found nothing
-# (rx_q_N_ll_empty_pass_ns: what spinning cost without buying data)
-ll_empty_ns() {
-	echo $(($(nic_sum "" eth0 '^rx_q_[0-9]+_ll_empty_pass_ns:$') + $(nic_sum peer eth1 '^rx_q_[0-9]+_ll_empty_pass_ns:$')))
-}
+# ns that the server's NIC's pollers (eth1, in peer) spent in passes
+# that found nothing (rx_q_N_ll_empty_pass_ns: what spinning cost the
+# server without buying data)
+server_empty_ns() { nic_sum peer eth1 '^rx_q_[0-9]+_ll_empty_pass_ns:$'; }
 # context switches of all CPUs since boot
 ctxt() { awk '$1 == "ctxt" { print $2 }' /proc/stat; }
 # NET_RX softirq runs of all CPUs since boot
