@@ -17,7 +17,7 @@ sample_header() {
 # counted), d_cleaned and d_rx (packets pollers cleaned, and all the NICs
 # received), d_squeeze (time_squeeze), d_ctxt (context switches), d_net_rx
 # (NET_RX softirq runs), d_misses (empty poller passes), and of the
-# server's end d_server_busy (its CPU's busy ticks) and d_empty_ns (ns
+# server's end d_server_busy (its CPU's busy ticks) and d_server_empty_ns (ns
 # of its NIC's poller passes that found nothing); those two are empty
 # where not recorded.
 # fork=1: the NICs run our fork (pollers' counters); loopback=1: no NIC
@@ -40,7 +40,7 @@ sample_row() {
 	# counts that do not depend on the machine's speed, per round trip;
 	# empty poller passes on the fork only
 	sr_per_rt=$(awk -v m="$sr_msgs" -v x="$d_ctxt" -v n="$d_net_rx" -v e="$d_misses" \
-		-v z="${d_empty_ns:-}" -v sb="${d_server_busy:-}" -v fork="$fork" 'BEGIN {
+		-v z="${d_server_empty_ns:-}" -v sb="${d_server_busy:-}" -v fork="$fork" 'BEGIN {
 		if (!m) { printf ",,,,"; exit }
 		printf "%.2f,%.2f,", x / m, n / m
 		if (fork == 1) printf "%.2f", e / m
