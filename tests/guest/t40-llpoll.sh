@@ -162,10 +162,13 @@ check "blocking recv, idle, sysctl $SPIN_US: spins then sleeps | spin CPU $spin 
 	[ "$spin" -lt $((2 * SPIN_US)) ]
 spin_ran() { [ "$spin" -ge $((SPIN_US / 2)) ] && [ "$probe_passes" -gt 20 ]; }
 check "blocking recv, idle: the spin ran | CPU $spin us >= $((SPIN_US / 2)) per call, $probe_passes ll passes" spin_ran
+# No signal comes here, but another task woken on the spinning CPU ends
+# its wait early (a reschedule, counted with signals as ll_wait_intr):
+# under TCG about one 5 ms spin in 20. A few, not most.
 idle_waits_by_window() {
-	[ "$cost_window" -ge 20 ] && [ "$cost_data" -eq 0 ] && [ "$cost_intr" -eq 0 ] && cost_adds_up
+	[ "$cost_waits" -eq 20 ] && [ "$cost_data" -eq 0 ] && [ "$cost_intr" -le 5 ] && cost_adds_up
 }
-check "blocking recv, idle: every wait ended by its window, none with data, the counters add up | $(cost_line)" \
+check "blocking recv, idle: the 20 waits ended by their window (at most 5 by a reschedule), none with data, the counters add up | $(cost_line)" \
 	idle_waits_by_window
 # the 20 spins of 5 ms that found nothing are counted as empty pass time
 check "blocking recv, idle: the empty passes' time covers the spins | $((cost_empty_ns / 1000)) us for 20 spins of $SPIN_US us" \

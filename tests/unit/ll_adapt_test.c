@@ -100,6 +100,27 @@ static void test_idle(void)
 	CHECK(a.flags & LL_ADAPT_COLD, "idle socket: cold");
 }
 
+static void test_idle_cut(void)
+{
+	struct ll_adapt a = { 0 };
+	u32 now = 0, bound;
+	int spins = 0;
+
+	/* idle waits 50 ms apart; the second is cut short by a reschedule */
+	for (int i = 0; i < 20; i++, now += 50000) {
+		bound = ll_adapt_bound(&a, WINDOW, now);
+		if (!bound)
+			continue;
+		spins++;
+		if (i == 1)
+			ll_adapt_end(&a, bound, bound / 3, LL_ADAPT_CUT);
+		else
+			ll_adapt_end(&a, bound, bound, LL_ADAPT_TIMEOUT);
+	}
+	CHECK(spins == LL_ADAPT_COLD_MISSES + 1 && (a.flags & LL_ADAPT_COLD),
+	      "idle socket with a wait cut short: cold after its misses, the cut one spins in addition");
+}
+
 static void test_slow_requests(void)
 {
 	struct ll_adapt a = { 0 };
@@ -202,6 +223,7 @@ int main(void)
 {
 	test_pingpong();
 	test_idle();
+	test_idle_cut();
 	test_slow_requests();
 	test_idle_then_pingpong();
 	test_spread();
