@@ -50,20 +50,21 @@ kprobe_hits() { awk -v e="$1" '$1 == e { print $2 }' "$TRACING"/kprobe_profile; 
 # ll passes on eth0's queues: every ndo_ll_poll() pass counts once
 ll_passes() { nic_sum "" eth0 '^rx_q_[0-9]+_(ll_poll_yield|misses|cleaned):$'; }
 
-# eth0's cost counters summed over its RX queues (docs/counters.md), on
-# one line: waits, with data, by window, interrupted, untimed, in the
-# spin buckets, data pass ns, empty pass ns
+# ll_costs [NETNS IFACE]: the cost counters of IFACE (eth0 of the
+# initial namespace) summed over its RX queues (docs/counters.md), on one
+# line: waits, with data, by window, interrupted, untimed, in the spin
+# buckets, data pass ns, empty pass ns
 ll_costs() {
-	nic_sums "" eth0 '^rx_q_[0-9]+_ll_waits:$' '^rx_q_[0-9]+_ll_wait_data:$' \
+	nic_sums "${1:-}" "${2:-eth0}" '^rx_q_[0-9]+_ll_waits:$' '^rx_q_[0-9]+_ll_wait_data:$' \
 		'^rx_q_[0-9]+_ll_wait_window:$' '^rx_q_[0-9]+_ll_wait_intr:$' \
 		'^rx_q_[0-9]+_ll_wait_untimed:$' '^rx_q_[0-9]+_ll_spin_(lt|ge)_[0-9]+us:$' \
 		'^rx_q_[0-9]+_ll_data_pass_ns:$' '^rx_q_[0-9]+_ll_empty_pass_ns:$'
 }
-# cost_since LINE: cost_* are what eth0's cost counters grew by since
-# LINE, an ll_costs line
+# cost_since LINE [NETNS IFACE]: cost_* are what the cost counters of
+# IFACE (eth0) grew by since LINE, an ll_costs line of it
 # shellcheck disable=SC2034,SC2046,SC2086 # t40 reads them; one word per counter
 cost_since() {
-	set -- $1 $(ll_costs)
+	set -- $1 $(ll_costs "${2:-}" "${3:-eth0}")
 	cost_waits=$(($9 - $1)) cost_data=$((${10} - $2)) cost_window=$((${11} - $3))
 	cost_intr=$((${12} - $4)) cost_untimed=$((${13} - $5)) cost_buckets=$((${14} - $6))
 	cost_data_ns=$((${15} - $7)) cost_empty_ns=$((${16} - $8))

@@ -95,6 +95,39 @@ adaptive_pp_ok() {
 }
 check "ip_low_latency_adaptive 1, window 20000 us: a 4 s UDP ping-pong, clean; most waits still end with data, pollers take most packets | ${msgs:-0} round trips; $(cost_line); pollers took $cleaned of $rx" \
 	adaptive_pp_ok
+# A server of paced requests (100/s: each of its waits ~10 ms) under a
+# window that outlasts the gap: the fixed window spins each wait until
+# its request comes, the adaptive one naps through most of it and spins
+# only its margin (ll_adapt_nap). eth1's counters count the server's
+# waits and their empty pass time.
+# paced_server ADAPTIVE: paced_* of a 4 s run at ip_low_latency_adaptive
+# ADAPTIVE
+paced_server() {
+	echo "$1" >"$LL_ADAPTIVE_SYSCTL"
+	echo 20000 >"$LL_SYSCTL"
+	k0=$(ll_costs peer eth1)
+	SOCKPERF_TEST=under-load sockperf_pingpong udp 64 4 "/out/sockperf-paced-$1.log" --mps 100 --reply-every 1
+	paced_rc=$?
+	cost_since "$k0" peer eth1
+	echo 0 >"$LL_SYSCTL"
+	echo 0 >"$LL_ADAPTIVE_SYSCTL"
+	paced_line="$(cost_line)"
+	paced_data=$cost_data paced_waits=$cost_waits
+	# empty pass µs per wait with data
+	paced_empty=$((cost_empty_ns / 1000 / (cost_data > 0 ? cost_data : 1)))
+	paced_clean=0
+	[ "$paced_rc" -ne 0 ] || ! sockperf_clean "/out/sockperf-paced-$1.log" || paced_clean=1
+}
+paced_server 0
+fixed_line=$paced_line fixed_data=$paced_data fixed_waits=$paced_waits fixed_empty=$paced_empty fixed_clean=$paced_clean
+paced_server 1
+paced_ok() {
+	[ "$fixed_clean" = 1 ] && [ "$paced_clean" = 1 ] &&
+		[ $((2 * fixed_data)) -gt "$fixed_waits" ] && [ $((2 * paced_data)) -gt "$paced_waits" ] &&
+		[ $((2 * paced_empty)) -le "$fixed_empty" ]
+}
+check "100 paced requests/s, window 20000 us: the adaptive server's waits nap, spinning at most half the fixed window's empty time per request; most waits of each end with data | fixed: $fixed_line, $fixed_empty us/request; adaptive: $paced_line, $paced_empty us/request" \
+	paced_ok
 
 # ---- epoll_ctl(EPOLL_CTL_ADD) makes no pass ----
 probe_case epoll-add $APP_US

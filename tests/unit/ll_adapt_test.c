@@ -5,9 +5,11 @@
  * tests/unit/shim: arrival sequences of the traffic a socket meets (a
  * ping-pong, an idle socket, requests further apart than the window, an
  * idle spell then a ping-pong, a spread of turnarounds, random traffic),
- * each wait simulated as sk_poll_ll() runs it: the bound, a spin until
- * the data or the bound, the end. Fixed-window waits of the same
- * sequences are the yardstick.
+ * each wait simulated as sk_poll_ll() runs it: the bound, the nap, a spin
+ * until the data or the bound, the end. Fixed-window waits of the same
+ * sequences are the yardstick. Data that comes during a nap is taken as
+ * found at the nap's end (its queue's interrupt held off): the delay a
+ * nap can add.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +22,9 @@
 /* what a run of waits cost and bought */
 struct tally {
 	u64 spun_us;		/* spin time in all */
-	unsigned int waits, spins, hits, max_bound;
+	u64 napped_us;		/* nap time in all */
+	u64 delay_us;		/* data found after it came, in naps */
+	unsigned int waits, spins, hits, max_bound, naps, delayed;
 };
 
 /* one wait that begins at @now with data @arrive µs later (NEVER: none) */
@@ -28,6 +32,7 @@ static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
 		      bool adaptive, struct tally *t)
 {
 	u32 bound = adaptive ? ll_adapt_bound(a, window, now) : window;
+	u32 nap = adaptive && bound ? ll_adapt_nap(a, bound) : 0;
 
 	t->waits++;
 	if (bound > t->max_bound)
@@ -35,13 +40,22 @@ static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
 	if (!bound)
 		return;
 	t->spins++;
-	if (arrive <= bound) {
-		t->spun_us += arrive;
+	if (nap) {
+		t->naps++;
+		t->napped_us += nap;
+	}
+	if (arrive < nap) {
+		t->hits++;
+		t->delayed++;
+		t->delay_us += nap - arrive;
+		ll_adapt_end(a, bound, nap, LL_ADAPT_DATA);
+	} else if (arrive <= bound) {
+		t->spun_us += arrive - nap;
 		t->hits++;
 		if (adaptive)
 			ll_adapt_end(a, bound, arrive, LL_ADAPT_DATA);
 	} else {
-		t->spun_us += bound;
+		t->spun_us += bound - nap;
 		if (adaptive)
 			ll_adapt_end(a, bound, bound, LL_ADAPT_TIMEOUT);
 	}
@@ -82,6 +96,44 @@ static void test_pingpong(void)
 	CHECK(fx.hits == 1000 && ad.hits >= 990 && ad.spun_us <= fx.spun_us, msg);
 	CHECK(ad.max_bound <= WINDOW, "ping-pong: no bound above the window");
 	CHECK(a.avg_us >= 250 && a.avg_us <= 350, "ping-pong: the average settles near 300 us");
+	snprintf(msg, sizeof(msg),
+		 "ping-pong: naps take the idle start of its waits, delaying at most 1%% of the data (%u naps, %u delayed)",
+		 ad.naps, ad.delayed);
+	CHECK(ad.naps >= 900 && ad.delayed <= 10, msg);
+}
+
+static void test_paced(void)
+{
+	struct ll_adapt a = { 0 };
+	struct tally ad = { 0 }, fx = { 0 };
+	char msg[240];
+
+	/* a server of requests paced 1 ms apart: data 850-950 us into each
+	 * wait, well within the window
+	 */
+	lcg = 3;
+	run(&a, true, 1000, 1000, 1000, 900, 50, &ad);
+	lcg = 3;
+	run(&a, false, 1000, 1000, 1000, 900, 50, &fx);
+	snprintf(msg, sizeof(msg),
+		 "paced requests, data 850-950 us into each wait: adaptive catches all the fixed window does (%u of %u) and spins at most a quarter as long (%llu vs %llu us), naps delaying at most 1%% of the data (%u)",
+		 ad.hits, fx.hits, (unsigned long long)ad.spun_us,
+		 (unsigned long long)fx.spun_us, ad.delayed);
+	CHECK(ad.hits == fx.hits && 4 * ad.spun_us <= fx.spun_us && ad.delayed <= 10, msg);
+}
+
+static void test_no_short_nap(void)
+{
+	struct ll_adapt a = { 0 };
+	struct tally t = { 0 };
+	char msg[160];
+
+	/* a fast ping-pong: data 30-50 us into each wait */
+	run(&a, true, 1000, 1000, 100, 40, 10, &t);
+	snprintf(msg, sizeof(msg),
+		 "fast ping-pong, data 30-50 us into each wait: no nap under %d us is taken (%u naps)",
+		 LL_ADAPT_NAP_MIN_US, t.naps);
+	CHECK(t.naps == 0 && t.hits == 1000, msg);
 }
 
 static void test_idle(void)
@@ -205,23 +257,26 @@ static void test_random(void)
 	lcg = 7;
 	for (int i = 0; i < 200000; i++) {
 		u32 window = 1 + around(1000, 999);
-		u32 bound, arrive = around(1500, 1500);
+		u32 bound, nap, arrive = around(1500, 1500);
 
 		now += around(2000, 1999);
 		bound = ll_adapt_bound(&a, window, now);
-		within &= bound <= window;
+		nap = bound ? ll_adapt_nap(&a, bound) : 0;
+		within &= bound <= window && nap <= bound;
 		if (bound)
 			ll_adapt_end(&a, bound, arrive < bound ? arrive : bound,
 				     arrive < bound ? LL_ADAPT_DATA :
 				     i % 7 ? LL_ADAPT_TIMEOUT : LL_ADAPT_CUT);
 	}
-	CHECK(within, "random traffic and windows: no bound ever above the window in force");
+	CHECK(within, "random traffic and windows: no bound ever above the window in force, no nap above its bound");
 	CHECK(ll_adapt_bound(&a, 0, now + 1) == 0, "a window of 0: no spin");
 }
 
 int main(void)
 {
 	test_pingpong();
+	test_paced();
+	test_no_short_nap();
 	test_idle();
 	test_idle_cut();
 	test_slow_requests();
