@@ -7,6 +7,8 @@
 . /llpoll/vm/guest/lib.sh
 PROBE=${PROBE:-/out/llpoll-probe}
 TRAFFIC=${TRAFFIC:-/out/llpoll-traffic}
+# ready_wait FILE: until a background tool printed "ready" (5 s at most)
+ready_wait() { wait_until 50 grep -q '^ready' "$1" 2>/dev/null || true; }
 # the DKMS package's version and its forks (dkms.conf is their home)
 # shellcheck disable=SC2034
 LLPOLL_VERSION=$(make -s --no-print-directory -C /llpoll version)

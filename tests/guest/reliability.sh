@@ -17,8 +17,6 @@ WINDOW_US=${WINDOW_US:-2000}	# the polling window (ip_low_latency_poll)
 # when the suite began, for its last figure
 reliability_start=${reliability_start:-$(date +%s)}
 
-# ready_wait FILE: until a background tool printed "ready" (5 s at most)
-ready_wait() { wait_until 50 grep -q '^ready' "$1" 2>/dev/null || true; }
 NIC_ERRORS='(err|errors|drops|dropped|no_buffer_count|timeout_count):$'
 # the error and drop counters of a snapshot, less QEMU's undersize count:
 # QEMU's igb sends frames under 60 bytes unpadded (an 82576 pads them) and

@@ -95,38 +95,40 @@ adaptive_pp_ok() {
 }
 check "ip_low_latency_adaptive 1, window 20000 us: a 4 s UDP ping-pong, clean; most waits still end with data, pollers take most packets | ${msgs:-0} round trips; $(cost_line); pollers took $cleaned of $rx" \
 	adaptive_pp_ok
-# A server of paced requests (100/s: each of its waits ~10 ms) under a
-# window that outlasts the gap: the fixed window spins each wait until
-# its request comes, the adaptive one naps through most of it and spins
-# only its margin (ll_adapt_nap). eth1's counters count the server's
-# waits and their empty pass time.
-# paced_server ADAPTIVE: paced_* of a 4 s run at ip_low_latency_adaptive
-# ADAPTIVE
-paced_server() {
+# A receiver of paced datagrams (one every 10 ms from peer, whose sender
+# sleeps between them) under a window that outlasts the gap: the fixed
+# window spins each wait until its datagram comes, the adaptive one naps
+# through most of it (ll_adapt_nap) and spins only its margin. eth0's
+# cost counters count the receiver's waits and their empty pass time.
+# paced_recv ADAPTIVE: paced_* of 300 datagrams at
+# ip_low_latency_adaptive ADAPTIVE
+paced_recv() {
 	echo "$1" >"$LL_ADAPTIVE_SYSCTL"
 	echo 20000 >"$LL_SYSCTL"
-	k0=$(ll_costs peer eth1)
-	SOCKPERF_TEST=under-load sockperf_pingpong udp 64 4 "/out/sockperf-paced-$1.log" --mps 100 --reply-every 1
-	paced_rc=$?
-	cost_since "$k0" peer eth1
+	k0=$(ll_costs)
+	taskset -c "$CLIENT_CPU" "$TRAFFIC" udp-seq-recv "$CLIENT_ADDR" 13500 1 300 3000 recv >/tmp/paced.out 2>&1 &
+	pr_pid=$!
+	ready_wait /tmp/paced.out
+	ip netns exec peer "$TRAFFIC" udp-seq-send "$CLIENT_ADDR" 13500 1 300 10000
+	paced_rc=0
+	wait $pr_pid || paced_rc=$?
+	cost_since "$k0"
 	echo 0 >"$LL_SYSCTL"
 	echo 0 >"$LL_ADAPTIVE_SYSCTL"
-	paced_line="$(cost_line)"
+	paced_line="$(cost_line); $(grep -v ready /tmp/paced.out | tr '\n' ' ')"
 	paced_data=$cost_data paced_waits=$cost_waits
 	# empty pass µs per wait with data
 	paced_empty=$((cost_empty_ns / 1000 / (cost_data > 0 ? cost_data : 1)))
-	paced_clean=0
-	[ "$paced_rc" -ne 0 ] || ! sockperf_clean "/out/sockperf-paced-$1.log" || paced_clean=1
 }
-paced_server 0
-fixed_line=$paced_line fixed_data=$paced_data fixed_waits=$paced_waits fixed_empty=$paced_empty fixed_clean=$paced_clean
-paced_server 1
+paced_recv 0
+fixed_rc=$paced_rc fixed_line=$paced_line fixed_data=$paced_data fixed_waits=$paced_waits fixed_empty=$paced_empty
+paced_recv 1
 paced_ok() {
-	[ "$fixed_clean" = 1 ] && [ "$paced_clean" = 1 ] &&
+	[ "$fixed_rc" = 0 ] && [ "$paced_rc" = 0 ] &&
 		[ $((2 * fixed_data)) -gt "$fixed_waits" ] && [ $((2 * paced_data)) -gt "$paced_waits" ] &&
 		[ $((2 * paced_empty)) -le "$fixed_empty" ]
 }
-check "100 paced requests/s, window 20000 us: the adaptive server's waits nap, spinning at most half the fixed window's empty time per request; most waits of each end with data | fixed: $fixed_line, $fixed_empty us/request; adaptive: $paced_line, $paced_empty us/request" \
+check "a datagram every 10 ms, window 20000 us: the adaptive receiver's waits nap, spinning at most half the fixed window's empty time per datagram; all 300 arrive, most waits end with data | fixed: $fixed_line, $fixed_empty us/datagram; adaptive: $paced_line, $paced_empty us/datagram" \
 	paced_ok
 
 # ---- epoll_ctl(EPOLL_CTL_ADD) makes no pass ----
