@@ -27,12 +27,18 @@ struct tally {
 	unsigned int waits, spins, hits, max_bound, naps, delayed;
 };
 
+/* how much longer than asked a nap sleeps (the timer's and the
+ * scheduler's delay)
+ */
+static u32 oversleep;
+
 /* one wait that begins at @now with data @arrive µs later (NEVER: none) */
 static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
 		      bool adaptive, struct tally *t)
 {
 	u32 bound = adaptive ? ll_adapt_bound(a, window, now) : window;
 	u32 nap = adaptive && bound ? ll_adapt_nap(a, bound) : 0;
+	u32 slept = nap ? nap + oversleep : 0;
 
 	t->waits++;
 	if (bound > t->max_bound)
@@ -42,20 +48,21 @@ static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
 	t->spins++;
 	if (nap) {
 		t->naps++;
-		t->napped_us += nap;
+		t->napped_us += slept;
+		ll_adapt_napped(a, nap, slept);
 	}
-	if (arrive < nap) {
+	if (arrive < slept) {
 		t->hits++;
 		t->delayed++;
-		t->delay_us += nap - arrive;
-		ll_adapt_end(a, bound, nap, LL_ADAPT_DATA);
+		t->delay_us += slept - arrive;
+		ll_adapt_end(a, bound, slept, LL_ADAPT_DATA);
 	} else if (arrive <= bound) {
-		t->spun_us += arrive - nap;
+		t->spun_us += arrive - slept;
 		t->hits++;
 		if (adaptive)
 			ll_adapt_end(a, bound, arrive, LL_ADAPT_DATA);
 	} else {
-		t->spun_us += bound - nap;
+		t->spun_us += slept < bound ? bound - slept : 0;
 		if (adaptive)
 			ll_adapt_end(a, bound, bound, LL_ADAPT_TIMEOUT);
 	}
@@ -120,6 +127,28 @@ static void test_paced(void)
 		 ad.hits, fx.hits, (unsigned long long)ad.spun_us,
 		 (unsigned long long)fx.spun_us, ad.delayed);
 	CHECK(ad.hits == fx.hits && 4 * ad.spun_us <= fx.spun_us && ad.delayed <= 10, msg);
+}
+
+static void test_oversleep(void)
+{
+	struct ll_adapt a = { 0 };
+	struct tally ad = { 0 }, fx = { 0 };
+	char msg[240];
+
+	/* the paced requests again, where every nap sleeps 200 us longer
+	 * than asked
+	 */
+	oversleep = 200;
+	lcg = 3;
+	run(&a, true, 1000, 1000, 1000, 900, 50, &ad);
+	oversleep = 0;
+	lcg = 3;
+	run(&a, false, 1000, 1000, 1000, 900, 50, &fx);
+	snprintf(msg, sizeof(msg),
+		 "paced requests, naps oversleeping by 200 us: the margin learns it, naps delay at most 1%% of the data (%u), adaptive spins at most half as long as the fixed window (%llu vs %llu us)",
+		 ad.delayed, (unsigned long long)ad.spun_us, (unsigned long long)fx.spun_us);
+	CHECK(ad.hits == fx.hits && ad.delayed <= 10 && 2 * ad.spun_us <= fx.spun_us, msg);
+	CHECK(a.over_us >= 190 && a.over_us <= 200, "paced requests, naps oversleeping by 200 us: the oversleep learned is 190-200 us");
 }
 
 static void test_no_short_nap(void)
@@ -276,6 +305,7 @@ int main(void)
 {
 	test_pingpong();
 	test_paced();
+	test_oversleep();
 	test_no_short_nap();
 	test_idle();
 	test_idle_cut();

@@ -6,6 +6,8 @@
 #include <stdint.h>
 typedef uint64_t u64;
 typedef uint32_t u32;
+typedef uint16_t u16;
+typedef int32_t s32;
 typedef uint8_t u8;
 typedef int64_t s64;
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
