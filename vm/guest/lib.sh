@@ -121,7 +121,8 @@ irq_count() {
 # SOCKPERF_SERVER_SOCKETS: the server listens on that many consecutive
 # ports (with SOCKPERF_IOMUX), the client sends to the first;
 # SOCKPERF_TEST: the client's test, ping-pong (back to back, the default)
-# or under-load (at the rate of its --mps option).
+# or paced (UDP only: bench/paced-client, PACED_CLIENT, sends a request
+# every 1/RATE s and sleeps in between; the one option is RATE).
 sockperf_pingpong() {
 	# sh has no locals: sp_* names stay clear of the callers' variables
 	sp_proto=$1 sp_size=$2 sp_secs=$3 sp_out=$4
@@ -146,7 +147,16 @@ sockperf_pingpong() {
 		${SOCKPERF_ARGS:-} ${SOCKPERF_SERVER_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
 	sleep 1
-	if [ $# -gt 0 ]; then
+	if [ "${SOCKPERF_TEST:-}" = paced ]; then
+		# shellcheck disable=SC2086
+		if [ "$sp_proto" != udp ] || [ $# -ne 1 ] || [ -n "$sp_mux" ] || [ -n "${SOCKPERF_ARGS:-}" ]; then
+			echo "sockperf_pingpong: a paced client is UDP, recvfrom, with one RATE" >&2
+			false
+		else
+			taskset -c "$CLIENT_CPU" $sp_env "${PACED_CLIENT:-/out/paced-client}" "$SERVER_ADDR" 11111 \
+				"$sp_size" "$sp_secs" "$1" >"$sp_out" 2>&1
+		fi
+	elif [ $# -gt 0 ]; then
 		# shellcheck disable=SC2086
 		taskset -c "$CLIENT_CPU" $sp_env sockperf "${SOCKPERF_TEST:-ping-pong}" -f "$sp_feed" -m "$sp_size" -t "$sp_secs" \
 			${SOCKPERF_ARGS:-} "$@" >"$sp_out" 2>&1
