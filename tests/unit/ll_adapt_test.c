@@ -28,9 +28,10 @@ struct tally {
 };
 
 /* how much longer than asked a nap sleeps (the timer's and the
- * scheduler's delay)
+ * scheduler's delay), and every spike_every-th nap spike_us more (its CPU
+ * taken by something else)
  */
-static u32 oversleep;
+static u32 oversleep, spike_every, spike_us, naps_taken;
 
 /* one wait that begins at @now with data @arrive µs later (NEVER: none) */
 static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
@@ -39,6 +40,9 @@ static void wait_once(struct ll_adapt *a, u32 window, u32 now, u32 arrive,
 	u32 bound = adaptive ? ll_adapt_bound(a, window, now) : window;
 	u32 nap = adaptive && bound ? ll_adapt_nap(a, bound) : 0;
 	u32 slept = nap ? nap + oversleep : 0;
+
+	if (nap && spike_every && ++naps_taken % spike_every == 0)
+		slept += spike_us;
 
 	t->waits++;
 	if (bound > t->max_bound)
@@ -149,6 +153,32 @@ static void test_oversleep(void)
 		 ad.delayed, (unsigned long long)ad.spun_us, (unsigned long long)fx.spun_us);
 	CHECK(ad.hits == fx.hits && ad.delayed <= 10 && 2 * ad.spun_us <= fx.spun_us, msg);
 	CHECK(a.over_us >= 190 && a.over_us <= 200, "paced requests, naps oversleeping by 200 us: the oversleep learned is 190-200 us");
+}
+
+static void test_oversleep_spikes(void)
+{
+	struct ll_adapt a = { 0 };
+	struct tally ad = { 0 }, fx = { 0 };
+	char msg[240];
+
+	/* the paced requests, naps oversleeping by 100 us, and one in 100 by
+	 * 3 ms more: one long oversleep must not stop the naps after it
+	 */
+	oversleep = 100;
+	spike_every = 100;
+	spike_us = 3000;
+	naps_taken = 0;
+	lcg = 5;
+	run(&a, true, 1000, 3000, 1000, 900, 50, &ad);
+	oversleep = 0;
+	spike_every = 0;
+	lcg = 5;
+	run(&a, false, 1000, 3000, 1000, 900, 50, &fx);
+	snprintf(msg, sizeof(msg),
+		 "paced requests, one nap in 100 oversleeping by 3 ms: naps go on (%u of %u waits), adaptive spins at most half as long as the fixed window (%llu vs %llu us)",
+		 ad.naps, ad.waits, (unsigned long long)ad.spun_us, (unsigned long long)fx.spun_us);
+	CHECK(10 * ad.naps >= 9 * ad.waits && 2 * ad.spun_us <= fx.spun_us, msg);
+	CHECK(a.over_us < 300, "paced requests, one nap in 100 oversleeping by 3 ms: the oversleep learned stays below 300 us");
 }
 
 static void test_no_short_nap(void)
@@ -306,6 +336,7 @@ int main(void)
 	test_pingpong();
 	test_paced();
 	test_oversleep();
+	test_oversleep_spikes();
 	test_no_short_nap();
 	test_idle();
 	test_idle_cut();
