@@ -77,6 +77,16 @@ die() {
 	exit 1
 }
 
+# bench_guest_ready: for bench/run and bench/trace, the bench kernel is
+# built and its image is up to date with it and with the DKMS package
+# (vm/image rebuilds a stale image, and is a no-op otherwise), so that a
+# changed fork is never measured with the drivers of an older one
+bench_guest_ready() {
+	[ -f "$(kernel_dir bench)/bzImage" ] ||
+		die "no bench kernel: run 'make bench' (or vm/kernel bench)"
+	"$LLPOLL_TOP/vm/image" bench >&2 || die "vm/image bench failed"
+}
+
 # The core hook: Debian's 6.1 patched by core-hook/NNNN-*.patch, a series
 # applied in the order of its numbers. hook_patches: their paths, in order
 hook_patches() {
