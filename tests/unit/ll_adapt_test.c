@@ -91,16 +91,25 @@ static u32 run(struct ll_adapt *a, bool adaptive, u32 start, int n, u32 period,
 	return start;
 }
 
+/* the same arrivals (from @seed) once adapting and once at the fixed
+ * window: @ad and @fx; naps oversleep as the globals say
+ */
+static void run_both(struct ll_adapt *a, unsigned int seed, int n, u32 period,
+		     u32 mean, u32 spread, struct tally *ad, struct tally *fx)
+{
+	lcg = seed;
+	run(a, true, 1000, n, period, mean, spread, ad);
+	lcg = seed;
+	run(a, false, 1000, n, period, mean, spread, fx);
+}
+
 static void test_pingpong(void)
 {
 	struct ll_adapt a = { 0 };
 	struct tally ad = { 0 }, fx = { 0 };
 	char msg[200];
 
-	lcg = 1;
-	run(&a, true, 1000, 1000, 700, 300, 100, &ad);
-	lcg = 1;
-	run(&a, false, 1000, 1000, 700, 300, 100, &fx);
+	run_both(&a, 1, 1000, 700, 300, 100, &ad, &fx);
 	snprintf(msg, sizeof(msg),
 		 "ping-pong, data 200-400 us into each wait: adaptive catches >= 99%% of what the fixed window does (%u of %u), spinning no longer",
 		 ad.hits, fx.hits);
@@ -122,10 +131,7 @@ static void test_paced(void)
 	/* a server of requests paced 1 ms apart: data 850-950 us into each
 	 * wait, well within the window
 	 */
-	lcg = 3;
-	run(&a, true, 1000, 1000, 1000, 900, 50, &ad);
-	lcg = 3;
-	run(&a, false, 1000, 1000, 1000, 900, 50, &fx);
+	run_both(&a, 3, 1000, 1000, 900, 50, &ad, &fx);
 	snprintf(msg, sizeof(msg),
 		 "paced requests, data 850-950 us into each wait: adaptive catches all the fixed window does (%u of %u) and spins at most a quarter as long (%llu vs %llu us), naps delaying at most 1%% of the data (%u)",
 		 ad.hits, fx.hits, (unsigned long long)ad.spun_us,
@@ -143,11 +149,8 @@ static void test_oversleep(void)
 	 * than asked
 	 */
 	oversleep = 200;
-	lcg = 3;
-	run(&a, true, 1000, 1000, 1000, 900, 50, &ad);
+	run_both(&a, 3, 1000, 1000, 900, 50, &ad, &fx);
 	oversleep = 0;
-	lcg = 3;
-	run(&a, false, 1000, 1000, 1000, 900, 50, &fx);
 	snprintf(msg, sizeof(msg),
 		 "paced requests, naps oversleeping by 200 us: the margin learns it, naps delay at most 1%% of the data (%u), adaptive spins at most half as long as the fixed window (%llu vs %llu us)",
 		 ad.delayed, (unsigned long long)ad.spun_us, (unsigned long long)fx.spun_us);
@@ -168,12 +171,9 @@ static void test_oversleep_spikes(void)
 	spike_every = 100;
 	spike_us = 3000;
 	naps_taken = 0;
-	lcg = 5;
-	run(&a, true, 1000, 3000, 1000, 900, 50, &ad);
+	run_both(&a, 5, 3000, 1000, 900, 50, &ad, &fx);
 	oversleep = 0;
 	spike_every = 0;
-	lcg = 5;
-	run(&a, false, 1000, 3000, 1000, 900, 50, &fx);
 	snprintf(msg, sizeof(msg),
 		 "paced requests, one nap in 100 oversleeping by 3 ms: naps go on (%u of %u waits), adaptive spins at most half as long as the fixed window (%llu vs %llu us)",
 		 ad.naps, ad.waits, (unsigned long long)ad.spun_us, (unsigned long long)fx.spun_us);
