@@ -161,7 +161,7 @@ check-noll: deps
 BENCH_ARGS += $(if $(QUICK),--quick)
 
 bench:
-	$(STAGED) vm/deps && vm/kernel bench && vm/image bench && bench/run $(BENCH_ARGS)
+	$(STAGED) vm/deps && vm/kernel bench && bench/run $(BENCH_ARGS)
 
 SOAK_ARGS = $(if $(SECS),--secs $(SECS)) $(if $(CYCLES),--cycles $(CYCLES))
 

@@ -127,9 +127,14 @@ is_whole() {
 # stage_record LEVEL NAME SECONDS STATE [DETAIL]: LEVEL 1 for a step of
 # the run, 2 for a part of the step above it (a guest test file, the
 # in-guest DKMS build); STATE says whether the step did its work (cold,
-# built) or found it done (cached)
+# built) or found it done (cached). A step found done that the run
+# already recorded (two callers making sure of one image) adds no row.
 stage_record() {
 	[ -n "${LLPOLL_STAGES:-}" ] || return 0
+	if [ "$4" = cached ] && [ -f "$LLPOLL_STAGES" ] &&
+		awk -F '\t' -v l="$1" -v n="$2" '$1 == l && $2 == n { f = 1 } END { exit !f }' "$LLPOLL_STAGES"; then
+		return 0
+	fi
 	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" >>"$LLPOLL_STAGES"
 }
 # ccache_hits: "HITS MISSES" of the compiler cache in CCACHE_DIR so far
