@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 {
 	static const double pcts[] = { 99.999, 99.99, 99.9, 99, 90, 75, 50, 25 };
 	static unsigned char req[SIZE_MAX_UDP], rep[SIZE_MAX_UDP];
-	long long start, period, next, end, warm_end, t0, t1;
+	long long start, period, next, end, warm_end, t0, t1, now;
 	long size, secs, rate, sent = 0, got = 0, dropped = 0, n = 0, i;
 	struct timeval tv = { 0, REPLY_TIMEOUT_MS * 1000 };
 	struct sockaddr_in to;
@@ -177,6 +177,14 @@ int main(int argc, char **argv)
 			if (r >= HDR_SIZE && seq_of(rep) == seq)
 				break;
 		}
+		/*
+		 * behind the schedule (in the warm-up too): the next request
+		 * goes at once, and the schedule restarts from it rather
+		 * than sending the missed ones back to back
+		 */
+		now = now_ns();
+		if (next + period < now)
+			next = now - period;
 		if (t0 < warm_end)
 			continue;
 		sent++;
@@ -186,9 +194,6 @@ int main(int argc, char **argv)
 			got++;
 			lat[n++] = (t1 - t0) / 2000.0;
 		}
-		/* behind the schedule: the next request goes at once */
-		if (next + period < now_ns())
-			next = now_ns() - period;
 	}
 	if (!n) {
 		fprintf(stderr, "paced-client: no reply from %s:%s\n", argv[1], argv[2]);
@@ -215,7 +220,7 @@ int main(int argc, char **argv)
 	printf("sockperf: ---> <MIN> observation = %.3f\n", lat[0]);
 	getrusage(RUSAGE_SELF, &ru);
 	printf("sockperf: [paced client] cpu_us_per_request=%.1f\n",
-	       (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 / (seq - 1) +
-	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / (double)(seq - 1));
+	       ((ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+		ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / (double)(seq - 1));
 	return 0;
 }
