@@ -40,6 +40,9 @@ guest_ccache_dir() { echo "$LLPOLL_CACHE/guest-ccache"; }
 kernel_ccache_dir() { echo "$LLPOLL_CACHE/ccache"; }
 # tests/hook-series' copy of the tree and its objects, a patch at a time
 hook_series_dir() { echo "$LLPOLL_CACHE/hook-series"; }
+# tests/sparse-compare's copies of the drivers, at one path from run to
+# run so that their compiles hit the kernels' compiler cache
+sparse_compare_dir() { echo "$LLPOLL_CACHE/sparse-compare"; }
 # one kernel build at a time (vm/kernel; vm/distclean waits for none)
 kernel_lock() { echo "$LLPOLL_CACHE/kernel.lock"; }
 # the debootstrap tree, kept as a tar named by its package list's KEY;
@@ -60,7 +63,7 @@ new_run_dir() {
 # every name above, as the patterns of the cache's entries (vm/distclean
 # removes a cache that holds nothing else)
 # shellcheck disable=SC2034 # read by the scripts that source this
-LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache hook-series image-* kernel-* kernel.lock linux-source-* logs rootfs-* runs"
+LLPOLL_CACHE_ENTRIES="accel-* ccache guest-ccache hook-series image-* kernel-* kernel.lock linux-source-* logs rootfs-* runs sparse-compare"
 # The DKMS package: dkms_files lists its files (the Makefile's
 # dkms-files, relative to the top); package_copy DIR copies them under DIR
 # as dkms-install does
