@@ -40,6 +40,18 @@ guest_ccache_dir() { echo "$LLPOLL_CACHE/guest-ccache"; }
 kernel_ccache_dir() { echo "$LLPOLL_CACHE/ccache"; }
 # tests/hook-series' copy of the tree and its objects, a patch at a time
 hook_series_dir() { echo "$LLPOLL_CACHE/hook-series"; }
+# use_kernel_ccache: the compiles of kernel code that follow go through
+# the kernels' compiler cache, in depend mode (no preprocessor run to key
+# a compile: the compiler's own dependency list, which kbuild asks for,
+# names the headers); KERNEL_CC is what to give make as CC (plain gcc
+# where ccache is missing)
+# shellcheck disable=SC2034 # read by the scripts that source this
+use_kernel_ccache() {
+	CCACHE_DIR=$(kernel_ccache_dir)
+	export CCACHE_DIR CCACHE_DEPEND=1
+	KERNEL_CC=gcc
+	! command -v ccache >/dev/null || KERNEL_CC="ccache gcc"
+}
 # tests/sparse-compare's copies of the drivers, at one path from run to
 # run so that their compiles hit the kernels' compiler cache
 sparse_compare_dir() { echo "$LLPOLL_CACHE/sparse-compare"; }
