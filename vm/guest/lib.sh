@@ -142,11 +142,15 @@ sockperf_pingpong() {
 	[ -z "${SOCKPERF_PRELOAD:-}" ] || sp_env="env LD_PRELOAD=$SOCKPERF_PRELOAD"
 	sp_mux=${SOCKPERF_IOMUX:-}
 	[ -z "$sp_mux" ] || set -- -F "$sp_mux" "$@"
+	rm -f /tmp/sockperf-server.log
 	# shellcheck disable=SC2086 # $sp_env, $sp_tcp and SOCKPERF_ARGS are empty or words
 	ip netns exec peer taskset -c "$SERVER_CPU" $sp_env sockperf server -f "$sp_server_feed" -F "${sp_mux:-r}" \
 		${SOCKPERF_ARGS:-} ${SOCKPERF_SERVER_ARGS:-} >/tmp/sockperf-server.log 2>&1 &
 	sp_pid=$!
-	sleep 1
+	# the server serves once it says how it blocks on its sockets
+	# ("using recvfrom() to block on socket(s)"), its last line before
+	# the first request; within 5 s
+	wait_until 50 grep -q ' to block on socket' /tmp/sockperf-server.log || true
 	if [ "${SOCKPERF_TEST:-}" = paced ]; then
 		# shellcheck disable=SC2086
 		if [ "$sp_proto" != udp ] || [ $# -ne 1 ] || [ -n "$sp_mux" ] || [ -n "${SOCKPERF_ARGS:-}" ]; then
