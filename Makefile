@@ -47,7 +47,7 @@ help:
 	@echo
 	@echo 'Targets (times: 2 cores, QEMU under TCG; fresh / cached):'
 	@echo '  check         all tests: packages, test kernel, guest image, host and'
-	@echo '                guest tests (~43 min / ~20 min)'
+	@echo '                guest tests (~40 min / ~21 min)'
 	@echo '  bench         the latency matrix on the bench kernel; QUICK=1 for the'
 	@echo '                short one, BENCH_ARGS="--modes ..." for some modes'
 	@echo '                (+13 min for its kernel / ~50 min, QUICK=1 ~5 min)'
